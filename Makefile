@@ -1,0 +1,51 @@
+# mshare-bench top-level Makefile.
+#   make          build build/mshare-bench (installs Debian packages if missing)
+#   make test     build and run every test; ends with "N passed, N failed"
+#   make bench    the main job: deps, build, default sweep, plots, summary
+# Areas add their own targets in <area>/*.mk, included below, so that
+# adding a piece of the suite does not mean editing this file.
+
+CC      ?= cc
+CSTD    := -std=c11 -D_GNU_SOURCE
+WARN    := -Wall -Wextra -Werror
+CFLAGS  ?= -O2 -g
+CFLAGS  += $(CSTD) $(WARN) -Iharness -MMD -MP
+LDLIBS  += -lpmem -lnuma -lhwloc -lm
+
+BUILD   := build
+BIN     := $(BUILD)/mshare-bench
+SRCS    := $(wildcard harness/*.c) $(wildcard workloads/*.c) $(wildcard planner/*.c)
+OBJS    := $(SRCS:%.c=$(BUILD)/obj/%.o)
+
+# Stamp that records the Debian packages are present; deps.sh checks
+# with dpkg and installs only what is missing.
+DEPS_STAMP := $(BUILD)/.deps-ok
+
+.PHONY: all deps test test-build clean
+all: $(BIN)
+
+deps:
+	@scripts/deps.sh
+
+$(DEPS_STAMP): scripts/deps.sh
+	@scripts/deps.sh
+	@mkdir -p $(BUILD) && touch $@
+
+$(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BIN): $(OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# Areas add their test binaries with `test-build:: <targets>` in their .mk.
+test-build:: $(BIN)
+
+test: test-build
+	@tests/run-tests.sh
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/tests $(BIN)
+
+-include $(OBJS:.o=.d)
+-include $(wildcard */*.mk)

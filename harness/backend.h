@@ -1,0 +1,68 @@
+/* backend.h - how the shared region is created and mapped.
+ *
+ * One file per backend (harness/backend_<name>.c) defines one
+ * `const struct backend_ops`; harness/backends.c lists them. Adding a
+ * backend is that file plus one line in the list.
+ *
+ * Life cycle (the harness owns forking; a backend never forks workers):
+ *   probe()    parent: can this backend run here? If not, why (for
+ *              `mshare-bench backends` and a clear error).
+ *   setup()    parent, before fork: create the backing (file, hugepage pool
+ *              reservation, mshare donor, anonymous mapping...). Must not
+ *              leave the region mapped in the parent unless the backend
+ *              is one whose sharing comes only from fork (anon).
+ *   attach()   worker: map the region at region->addr (timed by the harness).
+ *   detach()   worker: unmap it (timed by the harness).
+ *   teardown() parent, on every exit path including signals: undo setup
+ *              (remove files, give back reserved hugepages, unlink names).
+ *              Must be safe to call after a partial setup, and more than once.
+ */
+#ifndef MSHARE_BENCH_BACKEND_H
+#define MSHARE_BENCH_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum page_mode {
+	PAGE_MODE_ANY = 0, /* let the kernel choose (THP, DAX PMD...) */
+	PAGE_MODE_4K,      /* force base pages: MADV_NOHUGEPAGE */
+};
+
+struct region {
+	/* Requested by the user. */
+	const char *backend_name;
+	size_t size;          /* bytes, multiple of the backend's page size */
+	uintptr_t addr;       /* fixed virtual address, 512 GiB-aligned by default */
+	enum page_mode page;
+	const char *path;     /* file or directory for file-backed backends */
+	bool read_only;       /* workers attach read-only */
+
+	/* Filled in by the backend. */
+	void *base;                /* where the region is mapped in this process */
+	size_t backend_page_bytes; /* page size the backend asked for (4096, 2M, 1G) */
+	bool dax;                  /* the backing file has STATX_ATTR_DAX */
+	char backing[256];         /* what backs it: file path, "memfd", ... */
+	char fs_type[32];          /* filesystem of the backing, if any */
+	long hugepages_reserved;   /* pages this run added to the pool */
+
+	void *backend_private;     /* backend state kept between calls */
+};
+
+struct backend_ops {
+	const char *name;
+	const char *description;
+	/* 0 if usable here; else -1 with a reason in why[]. */
+	int (*probe)(const struct region *r, char *why, size_t why_len);
+	/* 0 on success; else -1 with a message in err[]. */
+	int (*setup)(struct region *r, char *err, size_t err_len);
+	int (*attach)(struct region *r, char *err, size_t err_len);
+	int (*detach)(struct region *r, char *err, size_t err_len);
+	void (*teardown)(struct region *r);
+};
+
+/* The table of backends, NULL-terminated, in harness/backends.c. */
+extern const struct backend_ops *const backend_table[];
+const struct backend_ops *backend_find(const char *name);
+
+#endif

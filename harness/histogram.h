@@ -1,0 +1,36 @@
+/* histogram.h - fixed log-linear latency histogram.
+ *
+ * Fixed size and no pointers so that one lives in each worker's slot of the
+ * shared results area and the parent can merge them without copying.
+ * Values below HISTOGRAM_SUB_BUCKETS are exact; above, each power of two is
+ * split into HISTOGRAM_SUB_BUCKETS linear buckets (relative error < 1/32).
+ * Values beyond the last bucket land in it; max keeps the true maximum.
+ */
+#ifndef MSHARE_BENCH_HISTOGRAM_H
+#define MSHARE_BENCH_HISTOGRAM_H
+
+#include <stdint.h>
+
+#define HISTOGRAM_SUB_BITS 5
+#define HISTOGRAM_SUB_BUCKETS (1u << HISTOGRAM_SUB_BITS)
+#define HISTOGRAM_MAX_BITS 40 /* 2^40 ns = 18 minutes */
+#define HISTOGRAM_BUCKETS \
+	(HISTOGRAM_SUB_BUCKETS * (HISTOGRAM_MAX_BITS - HISTOGRAM_SUB_BITS + 1))
+
+struct histogram {
+	uint64_t count;
+	uint64_t sum;
+	uint64_t min;
+	uint64_t max;
+	uint32_t buckets[HISTOGRAM_BUCKETS];
+};
+
+void histogram_init(struct histogram *h);
+void histogram_record(struct histogram *h, uint64_t value);
+void histogram_merge(struct histogram *into, const struct histogram *from);
+/* pct in [0,100]; returns a value v such that at least pct% of samples are <= v
+ * (the upper edge of the bucket, clamped to max). 0 for an empty histogram. */
+uint64_t histogram_percentile(const struct histogram *h, double pct);
+double histogram_mean(const struct histogram *h);
+
+#endif

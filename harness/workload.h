@@ -1,0 +1,95 @@
+/* workload.h - what a worker does with the region once attached.
+ *
+ * One file per workload (workloads/<name>.c) defines one
+ * `const struct workload_ops`; harness/workloads.c lists them.
+ * A workload never forks and never knows the backend: it sees a mapped
+ * region, its worker index, its parameters, and a slot in the shared
+ * results area where it publishes what it measured. The harness merges
+ * the slots and writes them under results.workload in the run record.
+ */
+#ifndef MSHARE_BENCH_WORKLOAD_H
+#define MSHARE_BENCH_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "histogram.h"
+
+#define WORKLOAD_MAX_COUNTERS 16
+#define WORKLOAD_MAX_PARAMS 16
+
+struct workload_param {
+	const char *name;        /* long option, e.g. "theta" for --theta */
+	const char *default_value;
+	const char *help;
+};
+
+/* Per-worker results, in shared memory, written only by that worker. */
+struct workload_slot {
+	/* First-touch latency of each page the workload faulted in (the
+	 * harness's fault figures come from here). */
+	struct histogram fault_ns;
+	/* Per-operation latency, for workloads that have operations. */
+	struct histogram op_ns;
+	uint64_t pages_touched;
+	uint64_t ops;
+	uint64_t bytes;
+	/* Workload-specific counters, named by workload_ops.counter_names;
+	 * merged by sum unless the workload provides merge(). */
+	uint64_t counters[WORKLOAD_MAX_COUNTERS];
+	uint64_t run_ns;   /* time spent in run(), measured by the harness */
+};
+
+struct workload_ctx {
+	void *base;                /* the mapped region */
+	size_t size;
+	size_t page_bytes;         /* backend page size: one touch per page faults once */
+	unsigned worker;           /* 0 .. workers-1 */
+	unsigned workers;
+	bool write;                /* --write */
+	uint64_t seed;             /* per-worker, reproducible: derived from --seed and worker */
+	uint64_t duration_ns;      /* --duration, 0 = not set */
+	uint64_t max_ops;          /* --ops, 0 = not set */
+	/* Values of the workload's params (defaults filled in), same order
+	 * as workload_ops.params. Parsed by the workload's own code. */
+	const char *param_values[WORKLOAD_MAX_PARAMS];
+	struct workload_slot *slot;
+	/* For workloads that connect and disconnect repeatedly
+	 * (connect-storm): re-run the backend's detach/attach. The region
+	 * may move: read ctx->base again after attach(). 0 or -1. */
+	int (*attach)(struct workload_ctx *ctx);
+	int (*detach)(struct workload_ctx *ctx);
+	void *harness_private;
+};
+
+struct json_writer;
+
+struct workload_ops {
+	const char *name;
+	const char *description;
+	struct workload_param params[WORKLOAD_MAX_PARAMS]; /* ends at name == NULL */
+	const char *counter_names[WORKLOAD_MAX_COUNTERS];  /* ends at NULL */
+	/* Parent, before fork: check the params (and region size); 0 or -1
+	 * with a message naming the bad value. May be NULL. */
+	int (*validate)(const char *const *param_values, size_t region_size,
+			char *err, size_t err_len);
+	/* Worker: do the work. 0 on success, -1 on failure. */
+	int (*run)(struct workload_ctx *ctx);
+	/* Parent: write workload-specific figures into results.workload
+	 * (the harness has already written ops, bytes, op latency and the
+	 * named counters). May be NULL. */
+	void (*report)(struct json_writer *json, const struct workload_slot *merged,
+		       const char *const *param_values, unsigned workers, double wall_s);
+};
+
+extern const struct workload_ops *const workload_table[];
+const struct workload_ops *workload_find(const char *name);
+
+/* Helpers for workloads (harness/workload_util.c). */
+/* Touch one byte of the page at p, timing the touch into slot->fault_ns. */
+void workload_touch_page(struct workload_ctx *ctx, volatile char *p);
+/* True when the --duration or --ops budget is used up. */
+bool workload_budget_done(const struct workload_ctx *ctx, uint64_t start_ns, uint64_t ops);
+
+#endif
