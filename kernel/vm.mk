@@ -1,0 +1,57 @@
+# Guest side of the kernel work: initramfs, the QEMU launcher, conformance
+# tests that run inside the guest.
+#   make initramfs        build/vm/initramfs.cpio (rebuilt only when an input changes)
+#   make vm [CMD='...'] [VM_OPTS='--mem 4G --align 4K ...']
+#                         boot build/kernel/bzImage and run CMD (default: a smoke check)
+#   make guest-tests      the in-guest test binaries under build/guest/
+#   make test-kernel      build the kernel, then boot it and run the conformance tests
+# Guest binaries live under build/guest/, never build/tests/: the host test
+# runner executes build/tests/*/test-* on the host, where syscalls 451/452
+# are something else.
+
+GUEST_DIR      := $(BUILD)/guest
+VM_DIR         := $(BUILD)/vm
+INITRAMFS      := $(VM_DIR)/initramfs.cpio
+GUEST_CFLAGS   := -O2 -g $(CSTD) $(WARN) -static -Ikernel/include -Itests/kernel
+KTEST_SRCS     := $(wildcard tests/kernel/test-*.c)
+KTEST_BINS     := $(KTEST_SRCS:tests/kernel/%.c=$(GUEST_DIR)/tests/kernel/%)
+KTEST_HDRS     := $(wildcard tests/kernel/*.h) $(wildcard kernel/include/*.h)
+GUEST_TOOLS    := $(GUEST_DIR)/bin/statx-dax $(GUEST_DIR)/bin/vm-smoke
+GUEST_FILES    := $(KTEST_BINS) $(GUEST_TOOLS)
+VM_INPUTS      := kernel/vm/mkinitramfs.sh kernel/vm/init $(GUEST_FILES) $(wildcard $(BIN))
+
+CMD     ?= /guest/bin/vm-smoke
+VM_OPTS ?=
+
+.PHONY: guest-tests initramfs vm test-kernel
+
+guest-tests: $(GUEST_FILES)
+
+$(GUEST_DIR)/tests/kernel/%: tests/kernel/%.c $(KTEST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+$(GUEST_DIR)/bin/statx-dax: kernel/vm/statx-dax.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+$(GUEST_DIR)/bin/vm-smoke: kernel/vm/smoke.sh
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod 755 $@
+
+initramfs: $(INITRAMFS)
+
+$(INITRAMFS): $(VM_INPUTS)
+	@mkdir -p $(VM_DIR)
+	kernel/vm/mkinitramfs.sh $@ $(GUEST_DIR) $(wildcard $(BIN))
+
+vm: $(INITRAMFS)
+	kernel/vm/run.sh --no-build $(VM_OPTS) -- '$(subst ','\'',$(CMD))'
+
+test-kernel:
+	$(MAKE) kernel
+	tests/kernel/conformance.sh
+
+# The guest tests are compiled with everything else so a build error shows
+# up in `make test`; they run only inside the guest.
+test-build:: guest-tests

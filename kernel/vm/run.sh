@@ -1,0 +1,287 @@
+#!/bin/bash
+# Boot the patched kernel under QEMU (TCG) on an emulated NVDIMM and run one
+# command in the guest.
+#
+#   kernel/vm/run.sh [options] -- COMMAND [ARG...]
+#
+# One COMMAND word is run by the guest shell (sh -c WORD); several words are
+# run as an argument vector.  The guest sees the results directory as /out
+# (virtio-9p): files the command writes there are on the host afterwards.
+# The guest init (kernel/vm/init) prepares /mnt/pmem (ext4, DAX), hugetlbfs
+# on /dev/hugepages and msharefs on /sys/fs/mshare before the command runs.
+#
+# Exit status: the command's own, or
+#   124  the guest did not finish within --timeout (hang)
+#   125  the kernel crashed: panic, BUG, Oops (also when the command passed),
+#        or a WARNING with --fail-on-warning
+#   126  the guest never reported an exit status (boot failure, launcher error)
+# Failures are reported on stderr with the tail of the console log.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+usage() {
+	cat <<USAGE
+usage: kernel/vm/run.sh [options] -- COMMAND [ARG...]
+  --kernel FILE      kernel image (default build/kernel/bzImage)
+  --initrd FILE      initramfs (default build/vm/initramfs.cpio, rebuilt by make)
+  --no-build         do not run 'make initramfs' first
+  --mem SIZE         guest RAM, e.g. 2G or 3072M (default 2G)
+  --pmem GIB         emulated persistent memory in whole GiB (default 4)
+  --cpus N           vCPUs (default 2)
+  --align 2M|4K      fsdax namespace alignment: 2M allows PMD mappings,
+                     4K gives only PTEs (default 2M)
+  --legacy-pmem      legacy e820 pmem (memmap=...!...) instead of an NVDIMM
+  --no-pmem          no persistent memory at all
+  --hugepages N      reserve N 2 MiB huge pages in the guest
+  --timeout SECONDS  kill the guest after this long (default 900)
+  --out DIR          host results directory, /out in the guest
+                     (default build/vm/out; emptied first unless --keep-out)
+  --keep-out         do not empty --out before the run
+  --append ARGS      extra kernel command-line arguments
+  --stream MODE      console to stdout (default), stderr, comment (stdout,
+                     each line prefixed '# ') or none
+  --fail-on-warning  a kernel WARNING in dmesg fails the run (status 125)
+USAGE
+}
+
+kernel=$root/build/kernel/bzImage
+initrd=$root/build/vm/initramfs.cpio
+build=1 mem=2G pmem=4 cpus=2 align=2M pmem_mode=nvdimm hugepages=0
+timeout=900 out=$root/build/vm/out keep_out=0 extra_append= stream=stdout
+fail_on_warning=0
+
+die() { echo "run.sh: $*" >&2; exit 126; }
+need_arg() { [ $# -ge 2 ] || die "$1 needs a value"; }
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) need_arg "$@"; kernel=$2; shift 2 ;;
+	--initrd) need_arg "$@"; initrd=$2; build=0; shift 2 ;;
+	--no-build) build=0; shift ;;
+	--mem) need_arg "$@"; mem=$2; shift 2 ;;
+	--pmem) need_arg "$@"; pmem=$2; shift 2 ;;
+	--cpus) need_arg "$@"; cpus=$2; shift 2 ;;
+	--align) need_arg "$@"; align=$2; shift 2 ;;
+	--legacy-pmem) pmem_mode=legacy; shift ;;
+	--no-pmem) pmem_mode=none; shift ;;
+	--hugepages) need_arg "$@"; hugepages=$2; shift 2 ;;
+	--timeout) need_arg "$@"; timeout=$2; shift 2 ;;
+	--out) need_arg "$@"; out=$2; shift 2 ;;
+	--keep-out) keep_out=1; shift ;;
+	--append) need_arg "$@"; extra_append=$2; shift 2 ;;
+	--stream) need_arg "$@"; stream=$2; shift 2 ;;
+	--fail-on-warning) fail_on_warning=1; shift ;;
+	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
+	*) usage >&2; die "unknown option '$1' (the command goes after --)" ;;
+	esac
+done
+[ $# -gt 0 ] || { usage >&2; die "no command given (put it after --)"; }
+
+# Validate before anything is created.
+case "$mem" in
+*[Gg]) mem_mib=${mem%[Gg]}; [[ "$mem_mib" =~ ^[0-9]+$ ]] || die "bad --mem '$mem'"; mem_mib=$((mem_mib * 1024)) ;;
+*[Mm]) mem_mib=${mem%[Mm]}; [[ "$mem_mib" =~ ^[0-9]+$ ]] || die "bad --mem '$mem'" ;;
+*) die "bad --mem '$mem' (want e.g. 2G or 3072M)" ;;
+esac
+[ "$mem_mib" -ge 256 ] || die "--mem '$mem' is too small (at least 256M)"
+[[ "$pmem" =~ ^[0-9]+$ ]] && [ "$pmem" -ge 1 ] || die "bad --pmem '$pmem' (whole GiB, at least 1)"
+[[ "$cpus" =~ ^[0-9]+$ ]] && [ "$cpus" -ge 1 ] || die "bad --cpus '$cpus'"
+[[ "$timeout" =~ ^[0-9]+$ ]] && [ "$timeout" -ge 1 ] || die "bad --timeout '$timeout' (seconds)"
+[[ "$hugepages" =~ ^[0-9]+$ ]] || die "bad --hugepages '$hugepages'"
+case "$align" in 2M|4K) ;; 2m) align=2M ;; 4k) align=4K ;; *) die "bad --align '$align' (2M or 4K)" ;; esac
+case "$stream" in stdout|stderr|comment|none) ;; *) die "bad --stream '$stream'" ;; esac
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
+[ -f "$kernel" ] || die "no kernel image at $kernel (run: make kernel)"
+
+if [ "$build" = 1 ]; then
+	make -s -C "$root" --no-print-directory initramfs >&2 || die "building the initramfs failed"
+fi
+[ -f "$initrd" ] || die "no initramfs at $initrd (run: make initramfs)"
+
+mkdir -p "$out" || die "cannot create $out"
+out=$(cd "$out" && pwd)
+if [ "$keep_out" = 0 ]; then
+	# Only ever empty a directory that is empty or holds a previous run.
+	if [ -n "$(ls -A "$out")" ] && [ ! -f "$out/vm-timing.txt" ] && [ ! -f "$out/console.log" ]; then
+		die "--out $out is not empty and holds no previous run: pick an empty directory or add --keep-out"
+	fi
+	find "$out" -mindepth 1 -delete
+else
+	rm -f "$out"/exit-code "$out"/vm-env.txt "$out"/dmesg.txt "$out"/console.log
+fi
+log=$out/console.log
+work=$(mktemp -d "$root/build/vm/run.XXXXXX")
+qpid= tpid=
+cleanup() {
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The command and the settings travel in a second cpio archive appended to the
+# initramfs (the kernel unpacks concatenated archives in order).
+quote() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+mkdir -p "$work/extra"
+if [ $# -eq 1 ]; then
+	printf '%s\n' "$1" >"$work/extra/vm-cmd"
+else
+	line=
+	for a in "$@"; do line="$line $(quote "$a")"; done
+	printf '%s\n' "$line" >"$work/extra/vm-cmd"
+fi
+cat >"$work/extra/vm.conf" <<CONF
+VM_PMEM=$pmem_mode
+VM_ALIGN=$align
+VM_HUGEPAGES=$hugepages
+CONF
+(cd "$work/extra" && printf 'vm-cmd\nvm.conf\n' | cpio -o -H newc -R 0:0 --quiet) >"$work/extra.cpio"
+cat "$initrd" "$work/extra.cpio" >"$work/initrd.cpio"
+
+append="console=ttyS0 no5lvl loglevel=4 panic=-1 $extra_append"
+pmem_args=()
+ram_mib=$mem_mib
+case "$pmem_mode" in
+nvdimm)
+	# The label area comes on top of whole GiB: a region of exactly N GiB
+	# keeps the fsdax namespace aligned.
+	img=$work/pmem.img
+	truncate -s $((pmem * 1024 * 1024 * 1024 + 128 * 1024)) "$img"
+	pmem_args=(-object "memory-backend-file,id=mem1,share=on,mem-path=$img,size=$((pmem * 1024 * 1024 * 1024 + 128 * 1024))"
+		-device "nvdimm,id=nvdimm1,memdev=mem1,label-size=128K")
+	mem_arg="${mem_mib}M,slots=2,maxmem=$((mem_mib + pmem * 1024 + 1024))M"
+	;;
+legacy)
+	# memmap=SIZE!START turns guest RAM into a legacy pmem range, so the
+	# VM gets RAM + pmem.  QEMU's pc machine puts at most 3 GiB below 4 GiB
+	# once RAM reaches 3.5 GiB: a guest of 3 GiB or more gets its pmem at
+	# 4 GiB; a small one gets it right after its RAM, all below 3 GiB.
+	if [ "$mem_mib" -ge 3072 ]; then
+		start_mib=4096
+	elif [ $((mem_mib + pmem * 1024)) -le 3072 ]; then
+		start_mib=$mem_mib
+	else
+		echo "run.sh: --legacy-pmem with --mem $mem and --pmem $pmem: guest RAM becomes 3 GiB" >&2
+		mem_mib=3072 start_mib=4096
+	fi
+	ram_mib=$((mem_mib + pmem * 1024))
+	mem_arg="${ram_mib}M"
+	append="$append memmap=${pmem}G!${start_mib}M"
+	;;
+none)
+	mem_arg="${mem_mib}M"
+	;;
+esac
+
+now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
+: >"$log"
+start_ms=$(now_ms)
+qemu-system-x86_64 \
+	-machine pc,nvdimm=on -accel tcg,thread=multi -cpu max -smp "$cpus" \
+	-m "$mem_arg" "${pmem_args[@]}" \
+	-kernel "$kernel" -initrd "$work/initrd.cpio" -append "$append" \
+	-nodefaults -display none -monitor none -serial "file:$log" -no-reboot \
+	-virtfs "local,path=$out,mount_tag=out,security_model=none,id=out" \
+	</dev/null >"$work/qemu.log" 2>&1 &
+qpid=$!
+
+case "$stream" in
+stdout) tail -n +1 -f --pid="$qpid" "$log" | tr -d '\r' & tpid=$! ;;
+stderr) tail -n +1 -f --pid="$qpid" "$log" | tr -d '\r' >&2 & tpid=$! ;;
+comment) tail -n +1 -f --pid="$qpid" "$log" | tr -d '\r' | sed -u 's/^/# /' & tpid=$! ;;
+none) ;;
+esac
+
+crash_re='Kernel panic|BUG:|Oops|general protection fault|kernel BUG at|Unable to handle kernel'
+deadline_ms=$((start_ms + timeout * 1000))
+shell_ms= ready_ms= timed_out=0 crash_seen=0 polls=0
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 0.2
+	t=$(now_ms)
+	if [ -z "$shell_ms" ] && grep -q '@@MSHARE-VM-SHELL' "$log"; then shell_ms=$t; fi
+	if [ -z "$ready_ms" ] && grep -q '@@MSHARE-VM-READY' "$log"; then ready_ms=$t; fi
+	polls=$((polls + 1))
+	# A crashed kernel may never finish the command: give it 30 s more.
+	if [ "$crash_seen" = 0 ] && [ $((polls % 10)) = 0 ] && grep -Eq "$crash_re" "$log"; then
+		crash_seen=1
+		[ $((t + 30000)) -lt "$deadline_ms" ] && deadline_ms=$((t + 30000))
+	fi
+	if [ "$t" -ge "$deadline_ms" ]; then
+		timed_out=1
+		kill "$qpid" 2>/dev/null
+		break
+	fi
+done
+wait "$qpid" 2>/dev/null && qemu_rc=0 || qemu_rc=$?
+qpid=
+[ -n "$tpid" ] && { wait "$tpid" 2>/dev/null || true; tpid=; }
+end_ms=$(now_ms)
+tr -d '\r' <"$log" >"$work/console.txt"
+
+# Results sent over the console when the guest had no 9p.
+if grep -q '^@@MSHARE-VM-OUT-BEGIN' "$work/console.txt"; then
+	sed -n '/^@@MSHARE-VM-OUT-BEGIN/,/^@@MSHARE-VM-OUT-END/p' "$work/console.txt" |
+		sed '1d;$d' | base64 -d | tar -x -C "$out" 2>/dev/null ||
+		echo "run.sh: could not unpack the results sent over the console" >&2
+fi
+
+secs() { printf '%d.%01d' $(($1 / 1000)) $((($1 % 1000) / 100)); }
+guest_shell=$(sed -n 's/.*@@MSHARE-VM-SHELL uptime=\([0-9.]*\).*/\1/p' "$work/console.txt" | head -1)
+guest_ready=$(sed -n 's/.*@@MSHARE-VM-READY uptime=\([0-9.]*\).*/\1/p' "$work/console.txt" | head -1)
+{
+	echo "boot_to_shell_s=${shell_ms:+$(secs $((shell_ms - start_ms)))}"
+	echo "boot_to_ready_s=${ready_ms:+$(secs $((ready_ms - start_ms)))}"
+	echo "guest_uptime_at_shell_s=$guest_shell"
+	echo "guest_uptime_at_ready_s=$guest_ready"
+	echo "total_s=$(secs $((end_ms - start_ms)))"
+	echo "vcpus=$cpus"
+	echo "ram_mib=$ram_mib"
+	echo "pmem_gib=$pmem"
+	echo "pmem_mode=$pmem_mode"
+	echo "fsdax_align=$align"
+} >"$out/vm-timing.txt"
+echo "run.sh: boot-to-shell ${shell_ms:+$(secs $((shell_ms - start_ms)))}s, set-up done ${ready_ms:+$(secs $((ready_ms - start_ms)))}s, total $(secs $((end_ms - start_ms)))s" >&2
+
+report_tail() {
+	echo "run.sh: --- last 40 console lines ($log) ---" >&2
+	tail -n 40 "$work/console.txt" >&2
+	if [ -s "$work/qemu.log" ]; then
+		echo "run.sh: --- qemu stderr ---" >&2
+		tail -n 20 "$work/qemu.log" >&2
+	fi
+}
+
+rc=
+if [ -f "$out/exit-code" ]; then
+	rc=$(cat "$out/exit-code")
+else
+	rc=$(sed -n 's/.*@@MSHARE-VM-EXIT rc=\([0-9]*\).*/\1/p' "$work/console.txt" | tail -1)
+fi
+
+crash_lines=$(grep -E "$crash_re" "$work/console.txt" "$out/dmesg.txt" 2>/dev/null | head -20 || true)
+warn_lines=$(grep -E 'WARNING:|---\[ end trace' "$out/dmesg.txt" 2>/dev/null | head -20 || true)
+
+if [ "$timed_out" = 1 ]; then
+	echo "run.sh: FAIL: guest did not finish within ${timeout}s (hang?)" >&2
+	[ -n "$crash_lines" ] && printf 'run.sh: kernel crash:\n%s\n' "$crash_lines" >&2
+	report_tail
+	exit 124
+fi
+if [ -n "$crash_lines" ]; then
+	printf 'run.sh: FAIL: the guest kernel crashed (command status %s):\n%s\n' "${rc:-none}" "$crash_lines" >&2
+	report_tail
+	exit 125
+fi
+if [ -n "$warn_lines" ]; then
+	printf 'run.sh: kernel warnings in the guest dmesg (%s):\n%s\n' "$out/dmesg.txt" "$warn_lines" >&2
+	[ "$fail_on_warning" = 1 ] && { echo "run.sh: FAIL: --fail-on-warning" >&2; exit 125; }
+fi
+if [ -z "$rc" ]; then
+	echo "run.sh: FAIL: the guest never reported the command's exit status (qemu status $qemu_rc)" >&2
+	report_tail
+	exit 126
+fi
+[ "$rc" = 0 ] || echo "run.sh: the command exited with status $rc" >&2
+exit "$rc"
