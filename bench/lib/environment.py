@@ -1,0 +1,73 @@
+"""What a run was made on: kernel, CPU, memory, tool versions.
+
+Recorded in every run directory's manifest.json so that a figure can
+always be traced back to its conditions.
+"""
+
+import os
+import platform
+import subprocess
+
+
+def _first_line(cmd, cwd=None):
+    try:
+        out = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = out.stdout.strip().splitlines()
+    return lines[0].strip() if out.returncode == 0 and lines else None
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def _meminfo_kib(field):
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def collect(repo_root, harness):
+    """The host's environment; guest runs add the guest's own in records."""
+    uname = os.uname()
+    return {
+        "kernel": uname.release,
+        "kernel_version": uname.version,
+        "machine": uname.machine,
+        "hostname": uname.nodename,
+        "cpu": _cpu_model(),
+        "cpus_online": os.cpu_count(),
+        "mem_total_kib": _meminfo_kib("MemTotal"),
+        "hugepages_total": _meminfo_kib("HugePages_Total"),
+        "thp_enabled": _read("/sys/kernel/mm/transparent_hugepage/enabled"),
+        "shmem_thp_enabled": _read("/sys/kernel/mm/transparent_hugepage/shmem_enabled"),
+        "mshare_available": os.path.exists("/proc/sys/vm/mshare_size"),
+        "tool_version": _first_line(["git", "describe", "--always", "--dirty", "--tags"], cwd=repo_root),
+        "harness": harness,
+        "harness_version": _first_line([harness, "--version"]) if os.path.exists(harness) else None,
+        "compiler": _first_line([os.environ.get("CC", "cc"), "--version"]),
+        "gnuplot": _first_line(["gnuplot", "--version"]),
+        "python": platform.python_version(),
+    }

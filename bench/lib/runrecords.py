@@ -1,0 +1,263 @@
+"""Reading a run directory: its manifest, its records, and the figures
+that summaries, comparisons and plots are made of.
+
+A record file is records/<point-id>.r<k>.json, one harness run each.
+"""
+
+import csv
+import io
+import json
+import os
+import re
+
+import welch
+
+RECORD_RE = re.compile(r"^(?P<point>.+)\.r(?P<repeat>[0-9]+)\.json$")
+
+# The main figures: (short name, dotted key in the record, unit, label).
+# Units: "bytes", "ns", "s", "1/s". A record without a key simply has no
+# value for that figure (e.g. ops_per_s without a workload).
+METRICS = [
+    ("pt_meminfo", "results.pagetables.meminfo_delta_bytes", "bytes", "page tables, PageTables delta (meminfo)"),
+    ("pt_vmpte", "results.pagetables.vmpte_sum_bytes", "bytes", "page tables, sum of VmPTE"),
+    ("pt_per_worker", "results.pagetables.region_bytes_per_worker", "bytes", "region page tables per worker"),
+    ("fault_p50", "results.fault_latency_ns.p50", "ns", "fault latency p50"),
+    ("fault_p99", "results.fault_latency_ns.p99", "ns", "fault latency p99"),
+    ("fault_p999", "results.fault_latency_ns.p999", "ns", "fault latency p99.9"),
+    ("attach_s", "results.time_s.attach", "s", "attach time"),
+    ("touch_s", "results.time_s.touch", "s", "touch time"),
+    ("total_s", "results.time_s.total", "s", "total wall time"),
+    ("ops_per_s", "results.workload.ops_per_s", "1/s", "workload operations per second"),
+]
+METRIC_BY_NAME = {m[0]: m for m in METRICS}
+
+# Figures compared between runs by bench/compare.
+COMPARE_METRICS = ["pt_meminfo", "pt_vmpte", "fault_p50", "fault_p99", "fault_p999"]
+
+
+def lookup(record, dotted):
+    """record['a']['b'] for 'a.b'; None when any part is missing."""
+    node = record
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def number(value):
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def flatten(record, prefix=""):
+    """{'a': {'b': 1}} -> {'a.b': 1}; lists become JSON text."""
+    out = {}
+    for key, value in record.items():
+        name = prefix + key
+        if isinstance(value, dict):
+            out.update(flatten(value, name + "."))
+        elif isinstance(value, list):
+            out[name] = json.dumps(value, separators=(",", ":"))
+        else:
+            out[name] = value
+    return out
+
+
+def write_atomic(path, text):
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.rename(tmp, path)
+
+
+class Run:
+    """A run directory read back: manifest, points, and records."""
+
+    def __init__(self, path):
+        self.path = path
+        manifest_path = os.path.join(path, "manifest.json")
+        try:
+            with open(manifest_path) as f:
+                self.manifest = json.load(f)
+        except OSError:
+            raise SystemExit("%s: not a run directory (no readable manifest.json)" % path)
+        except ValueError as e:
+            raise SystemExit("%s: manifest.json is not valid JSON: %s" % (path, e))
+        self.points = self.manifest.get("points", [])
+        self.point_by_id = {p["id"]: p for p in self.points}
+        self.records = {}  # point id -> list of (repeat, record)
+        rec_dir = os.path.join(path, "records")
+        for name in sorted(os.listdir(rec_dir)) if os.path.isdir(rec_dir) else []:
+            m = RECORD_RE.match(name)
+            if not m:
+                continue
+            try:
+                with open(os.path.join(rec_dir, name)) as f:
+                    record = json.load(f)
+            except (OSError, ValueError) as e:
+                raise SystemExit("%s: unreadable record: %s" % (os.path.join(rec_dir, name), e))
+            self.records.setdefault(m.group("point"), []).append((int(m.group("repeat")), record))
+        for reps in self.records.values():
+            reps.sort(key=lambda r: r[0])
+
+    @property
+    def name(self):
+        return os.path.basename(os.path.normpath(self.path))
+
+    def point_ids(self):
+        """Points in manifest order, then any record-only ones."""
+        ids = [p["id"] for p in self.points]
+        return ids + sorted(set(self.records) - set(ids))
+
+    def values(self, point_id, metric):
+        key = METRIC_BY_NAME[metric][1]
+        out = []
+        for _, record in self.records.get(point_id, []):
+            v = number(lookup(record, key))
+            if v is not None:
+                out.append(v)
+        return out
+
+    def environment(self):
+        """Environment of the first record (kernel, platform, cpu...)."""
+        for reps in self.records.values():
+            for _, record in reps:
+                env = record.get("environment")
+                if isinstance(env, dict):
+                    return env
+        return {}
+
+
+def records_csv(run):
+    """All records flattened, one row each, with point id and repeat first."""
+    rows, keys = [], set()
+    for pid in run.point_ids():
+        for repeat, record in run.records.get(pid, []):
+            flat = flatten(record)
+            keys.update(flat)
+            rows.append((pid, repeat, flat))
+    header = ["point_id", "repeat"] + sorted(keys)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    for pid, repeat, flat in rows:
+        w.writerow([pid, repeat] + ["" if flat.get(k) is None else flat.get(k) for k in header[2:]])
+    return buf.getvalue()
+
+
+def spread(values):
+    """median, min, max, q1, q3 of a list (None for an empty list)."""
+    if not values:
+        return None
+    s = sorted(values)
+    half = len(s) // 2
+    lower, upper = s[:half], s[half + (len(s) % 2):]
+    return {
+        "n": len(s),
+        "median": welch.median(s),
+        "min": s[0],
+        "max": s[-1],
+        "q1": welch.median(lower) if lower else s[0],
+        "q3": welch.median(upper) if upper else s[-1],
+    }
+
+
+def human(value, unit):
+    """A figure with a readable unit: 1.5 MiB, 830 ns, 2.31 s."""
+    if value is None:
+        return "-"
+    if unit == "bytes":
+        v = float(value)
+        for suffix in ("B", "KiB", "MiB", "GiB", "TiB"):
+            if abs(v) < 1024 or suffix == "TiB":
+                return ("%d B" % v) if suffix == "B" else ("%.4g %s" % (v, suffix))
+            v /= 1024.0
+    if unit == "ns":
+        v = float(value)
+        if abs(v) < 1e4:
+            return "%.0f ns" % v
+        if abs(v) < 1e7:
+            return "%.4g us" % (v / 1e3)
+        return "%.4g ms" % (v / 1e6)
+    if unit == "s":
+        return "%.3g s" % value
+    if unit == "1/s":
+        return "%.4g/s" % value
+    return "%g" % value
+
+
+SUMMARY_TEXT_METRICS = ["pt_meminfo", "pt_vmpte", "pt_per_worker", "fault_p50", "fault_p99", "fault_p999",
+                        "total_s"]
+
+
+def summary_csv(run):
+    header = ["point_id", "platform", "backend", "page", "workers", "size_bytes", "workload", "write",
+              "repeats"]
+    for name, _, unit, _ in METRICS:
+        header += ["%s_median" % name, "%s_min" % name, "%s_max" % name, "%s_q1" % name, "%s_q3" % name]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    for pid in run.point_ids():
+        if pid not in run.records:
+            continue
+        p = run.point_by_id.get(pid, {})
+        row = [pid, p.get("platform", ""), p.get("backend", ""), p.get("page", ""), p.get("workers", ""),
+               p.get("size_bytes", ""), p.get("workload", ""), p.get("write", ""), len(run.records[pid])]
+        for name, _, _, _ in METRICS:
+            s = spread(run.values(pid, name))
+            row += ["", "", "", "", ""] if s is None else [s["median"], s["min"], s["max"], s["q1"], s["q3"]]
+        w.writerow(row)
+    return buf.getvalue()
+
+
+def summary_text(run):
+    """A fixed-width table: per point the median of each main figure,
+    with [min..max] over repeats when there is more than one."""
+    cols = ["point", "n"] + [METRIC_BY_NAME[m][0] for m in SUMMARY_TEXT_METRICS]
+    rows = []
+    for pid in run.point_ids():
+        if pid not in run.records:
+            continue
+        row = [pid, str(len(run.records[pid]))]
+        for m in SUMMARY_TEXT_METRICS:
+            unit = METRIC_BY_NAME[m][2]
+            s = spread(run.values(pid, m))
+            if s is None:
+                row.append("-")
+            elif s["n"] > 1 and s["min"] != s["max"]:
+                row.append("%s [%s..%s]" % (human(s["median"], unit), human(s["min"], unit),
+                                            human(s["max"], unit)))
+            else:
+                row.append(human(s["median"], unit))
+        rows.append(row)
+    env = run.environment()
+    head = ["run %s" % run.name,
+            "platform %s, kernel %s, cpu %s" % (env.get("platform", "?"), env.get("kernel", "?"),
+                                                env.get("cpu", "?")),
+            "median over repeats (n), [min..max] when repeats differ",
+            "pt_meminfo = PageTables delta from /proc/meminfo (each page-table page once); "
+            "pt_vmpte = sum of VmPTE over workers (shared pages counted per sharer)",
+            "pt_per_worker = region page-table bytes per worker; fault_* = first-touch latency; "
+            "total_s = run wall time",
+            ""]
+    if not rows:
+        return "\n".join(head + ["(no records)"]) + "\n"
+    widths = [max(len(r[i]) for r in rows + [cols]) for i in range(len(cols))]
+    lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(cols)).rstrip()]
+    for r in rows:
+        lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
+    return "\n".join(head + lines) + "\n"
+
+
+def write_summaries(run):
+    write_atomic(os.path.join(run.path, "records.csv"), records_csv(run))
+    write_atomic(os.path.join(run.path, "summary.csv"), summary_csv(run))
+    write_atomic(os.path.join(run.path, "summary.txt"), summary_text(run))

@@ -1,0 +1,27 @@
+# Shared set-up for the figures of plots/plot-run.
+# Variables given on the command line: out (path without extension),
+# fmt (png or svg), files (space-separated data tables, one per series),
+# n (number of series), t1..tN (series titles), subtitle (platform,
+# kernel, region size), and optionally width/height in pixels.
+if (!exists("width")) width = 1100
+if (!exists("height")) height = 720
+if (fmt eq "svg") {
+	set terminal svg size width,height dynamic enhanced font "Sans,13" background rgb "white"
+} else {
+	set terminal pngcairo size width,height enhanced font "Sans,11" background rgb "white"
+}
+set output out.".".fmt
+set datafile missing "?"
+set grid xtics ytics mxtics mytics lc rgb "#dddddd" lw 1, lc rgb "#f0f0f0" lw 1
+set key outside below center horizontal Left reverse noenhanced maxcols 3 width 2
+set logscale x 10
+set xlabel "workers (processes sharing the region)"
+set format x "%.0f"
+set offsets graph 0.04, graph 0.04, 0, 0
+# Bytes on a log axis: ticks every factor of 16, in binary units.
+# Bytes on a log axis: a tick every factor of 16, labelled in binary
+# units (1 KiB, 16 KiB, 256 KiB, 4 MiB...).
+bytes_label(e) = sprintf("%d %s", 2**(e % 10), word("B KiB MiB GiB TiB PiB", e / 10 + 1))
+set_bytes_axis = "set logscale y 2; set ytics () ; set mytics 4; do for [e=0:52:4] { set ytics add (bytes_label(e) 2.0**e) }"
+title_of(i) = value(sprintf("t%d", i))
+file_of(i) = word(files, i)
