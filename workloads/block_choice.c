@@ -1,0 +1,104 @@
+/* block_choice.c - parsing and set-up of the block chooser. */
+#include <stdio.h>
+
+#include "block_choice.h"
+#include "json.h"
+#include "param.h"
+
+static const char *const distribution_names[] = { "zipf", "uniform", NULL };
+static const char *const on_off[] = { "off", "on", NULL };
+
+int block_choice_parse(const char *const *values, size_t region_size,
+		       struct block_choice_config *cfg, char *err, size_t err_len)
+{
+	unsigned choice;
+
+	if (param_choice("distribution", values[0], distribution_names, &choice, err, err_len) < 0)
+		return -1;
+	cfg->distribution = (enum block_distribution)choice;
+	if (param_double_open("theta", values[1], 0.0, 1.0, &cfg->theta, err, err_len) < 0)
+		return -1;
+	if (param_size("block-size", values[2], 512, 1u << 20, &cfg->block_size, err, err_len) < 0)
+		return -1;
+	if (cfg->block_size & (cfg->block_size - 1)) {
+		snprintf(err, err_len, "--block-size: '%s' is not a power of two", values[2]);
+		return -1;
+	}
+	if (param_choice("scramble", values[3], on_off, &choice, err, err_len) < 0)
+		return -1;
+	cfg->scramble = choice == 1;
+	cfg->nblocks = region_size / cfg->block_size;
+	if (cfg->nblocks < 2) {
+		snprintf(err, err_len, "--block-size: '%s' leaves fewer than 2 blocks in a %zu-byte region",
+			 values[2], region_size);
+		return -1;
+	}
+	/* Computed here, in the parent, so that forked workers find it cached. */
+	if (cfg->distribution == BLOCK_DIST_ZIPF)
+		(void)zipf_zeta(cfg->nblocks, cfg->theta);
+	return 0;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+void block_chooser_init(struct block_chooser *c, const struct block_choice_config *cfg,
+			uint64_t seed)
+{
+	uint64_t n = cfg->nblocks;
+
+	c->cfg = *cfg;
+	rng_seed(&c->rng, seed);
+	if (cfg->distribution == BLOCK_DIST_ZIPF)
+		zipf_init(&c->zipf, n, cfg->theta);
+	/* n / golden ratio, nudged to be coprime with n so that the map is a
+	 * permutation; consecutive ranks land far apart. */
+	uint64_t m = (uint64_t)((double)n * 0.6180339887498949);
+	if (m == 0)
+		m = 1;
+	while (gcd64(m, n) != 1)
+		m++;
+	c->multiplier = m % n ? m % n : 1;
+	c->hot1_ranks = (n + 99) / 100;
+	c->hot10_ranks = (n + 9) / 10;
+}
+
+double block_choice_expected_share(const struct block_choice_config *cfg, uint64_t top)
+{
+	if (top >= cfg->nblocks)
+		return 1.0;
+	if (cfg->distribution == BLOCK_DIST_UNIFORM)
+		return (double)top / (double)cfg->nblocks;
+	return zipf_top_mass(top, cfg->nblocks, cfg->theta);
+}
+
+void block_choice_report(struct json_writer *json, const char *const *values, uint64_t nblocks,
+			 uint64_t ops, uint64_t hot1_ops, uint64_t hot10_ops)
+{
+	struct block_choice_config cfg;
+	uint64_t block_size = 0;
+	char err[256];
+
+	json_key_string(json, "distribution", values[0]);
+	if (param_size("block-size", values[2], 1, UINT64_MAX, &block_size, err, sizeof(err)) < 0 ||
+	    block_choice_parse(values, nblocks * block_size, &cfg, err, sizeof(err)) < 0)
+		return;
+	if (cfg.distribution == BLOCK_DIST_ZIPF)
+		json_key_double(json, "theta", cfg.theta);
+	json_key_bool(json, "scramble", cfg.scramble);
+	json_key_u64(json, "block_size_bytes", cfg.block_size);
+	json_key_u64(json, "blocks", cfg.nblocks);
+	uint64_t hot1 = (cfg.nblocks + 99) / 100, hot10 = (cfg.nblocks + 9) / 10;
+	double n = ops ? (double)ops : 1.0;
+	json_key_double(json, "hot1_share", (double)hot1_ops / n);
+	json_key_double(json, "hot1_share_model", block_choice_expected_share(&cfg, hot1));
+	json_key_double(json, "hot10_share", (double)hot10_ops / n);
+	json_key_double(json, "hot10_share_model", block_choice_expected_share(&cfg, hot10));
+}

@@ -1,0 +1,159 @@
+/* connect_storm.c - dedicated-server connections coming and going.
+ *
+ * Each worker is a listener that spawns one short session after another,
+ * as a database with a dedicated server process per connection does: a
+ * connection maps the shared region (the backend's attach, as a new
+ * backend process attaches the SGA or shared buffers), touches its working
+ * set (--working-set bytes, rounded up to whole pages, scattered over the
+ * region and distinct), and unmaps it (detach) as the session ends. Every
+ * page of the working set is therefore a first touch, a real page fault,
+ * timed into the fault-latency histogram. With page tables shared across
+ * processes, attach and first touch should cost far less.
+ *
+ * The harness attaches the worker before run() and detaches it after; so
+ * that every counted connection is a full attach/touch/detach cycle, run()
+ * first detaches (not counted) and re-attaches at the end (not counted).
+ * One operation is one connection; its latency is attach + touch + detach.
+ */
+#include <stdio.h>
+
+#include "clock.h"
+#include "json.h"
+#include "param.h"
+#include "rng.h"
+#include "workload.h"
+
+enum { P_WORKING_SET };
+enum {
+	C_CONNECTIONS, C_ATTACHES, C_DETACHES, C_ATTACH_NS, C_TOUCH_NS, C_DETACH_NS,
+	C_WORKING_SET_PAGES,
+};
+
+static int connect_storm_parse(const char *const *values, size_t region_size, uint64_t *ws,
+			       char *err, size_t err_len)
+{
+	return param_size("working-set", values[P_WORKING_SET], 1, region_size, ws, err, err_len);
+}
+
+static int connect_storm_validate(const char *const *values, size_t region_size, char *err,
+				  size_t err_len)
+{
+	uint64_t ws;
+
+	return connect_storm_parse(values, region_size, &ws, err, err_len);
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static int connect_storm_run(struct workload_ctx *ctx)
+{
+	struct workload_slot *slot = ctx->slot;
+	uint64_t *c = slot->counters;
+	uint64_t ws;
+	struct rng rng;
+	char err[256];
+
+	if (connect_storm_parse(ctx->param_values, ctx->size, &ws, err, sizeof(err)) < 0) {
+		fprintf(stderr, "connect-storm: %s\n", err);
+		return -1;
+	}
+	rng_seed(&rng, ctx->seed);
+	size_t page = ctx->page_bytes ? ctx->page_bytes : 4096;
+	uint64_t npages = ctx->size / page;
+	uint64_t wpages = (ws + page - 1) / page;
+	if (wpages > npages)
+		wpages = npages;
+
+	if (ctx->detach(ctx) < 0) {
+		fprintf(stderr, "connect-storm: worker %u: detach failed\n", ctx->worker);
+		return -1;
+	}
+	uint64_t conns = 0;
+	uint64_t start = clock_now_ns();
+	while (!workload_budget_done(ctx, start, conns)) {
+		/* Distinct scattered pages: first + k * step (mod npages), step
+		 * coprime with npages. */
+		uint64_t first = rng_below(&rng, npages);
+		uint64_t step = npages > 1 ? 1 + rng_below(&rng, npages - 1) : 1;
+		while (gcd64(step, npages) != 1)
+			step++;
+
+		uint64_t t0 = clock_now_ns();
+		if (ctx->attach(ctx) < 0) {
+			fprintf(stderr, "connect-storm: worker %u: attach failed\n", ctx->worker);
+			return -1;
+		}
+		c[C_ATTACHES]++;
+		uint64_t t1 = clock_now_ns();
+		volatile char *base = ctx->base; /* the region may have moved */
+		for (uint64_t k = 0, p = first; k < wpages; k++, p = (p + step) % npages)
+			workload_touch_page(ctx, base + p * page);
+		uint64_t t2 = clock_now_ns();
+		if (ctx->detach(ctx) < 0) {
+			fprintf(stderr, "connect-storm: worker %u: detach failed\n", ctx->worker);
+			return -1;
+		}
+		c[C_DETACHES]++;
+		uint64_t t3 = clock_now_ns();
+
+		c[C_ATTACH_NS] += t1 - t0;
+		c[C_TOUCH_NS] += t2 - t1;
+		c[C_DETACH_NS] += t3 - t2;
+		c[C_WORKING_SET_PAGES] += wpages;
+		histogram_record(&slot->op_ns, t3 - t0);
+		conns++;
+		c[C_CONNECTIONS] = conns;
+		slot->ops = conns;
+	}
+	/* Leave the worker attached, as the harness expects. */
+	if (ctx->attach(ctx) < 0) {
+		fprintf(stderr, "connect-storm: worker %u: final attach failed\n", ctx->worker);
+		return -1;
+	}
+	return 0;
+}
+
+static double per(uint64_t num, uint64_t den)
+{
+	return den ? (double)num / (double)den : 0.0;
+}
+
+static void connect_storm_report(struct json_writer *json, const struct workload_slot *merged,
+				 const char *const *values, unsigned workers, double wall_s)
+{
+	const uint64_t *c = merged->counters;
+	uint64_t n = c[C_CONNECTIONS];
+
+	(void)workers;
+	json_key_string(json, "working_set", values[P_WORKING_SET]);
+	json_key_double(json, "working_set_pages_per_connection", per(c[C_WORKING_SET_PAGES], n));
+	json_key_double(json, "connections_per_s", wall_s > 0 ? (double)n / wall_s : 0.0);
+	json_key_bool(json, "attach_detach_balanced", c[C_ATTACHES] == c[C_DETACHES]);
+	json_key_double(json, "attach_mean_ns", per(c[C_ATTACH_NS], n));
+	json_key_double(json, "first_touch_mean_ns", per(c[C_TOUCH_NS], n));
+	json_key_double(json, "first_touch_per_page_mean_ns",
+			per(c[C_TOUCH_NS], c[C_WORKING_SET_PAGES]));
+	json_key_double(json, "detach_mean_ns", per(c[C_DETACH_NS], n));
+}
+
+const struct workload_ops workload_connect_storm = {
+	.name = "connect-storm",
+	.description = "sessions that attach, touch a small working set and detach, over and over",
+	.params = {
+		{ "working-set", "1M", "bytes each connection touches (whole pages, scattered)" },
+		{ NULL, NULL, NULL },
+	},
+	.counter_names = { "connections", "attaches", "detaches", "attach_ns", "touch_ns",
+			   "detach_ns", "working_set_pages", NULL },
+	.validate = connect_storm_validate,
+	.run = connect_storm_run,
+	.report = connect_storm_report,
+};

@@ -1,0 +1,285 @@
+/* oltp.c - OLTP on a buffer cache in shared (possibly persistent) memory.
+ *
+ * The same block choice as sga-read (zipfian or uniform over --block-size
+ * blocks) with a read/write mix: --write-pct of the operations update one
+ * row (--row-size bytes) of the block. Each block starts with a 64-byte
+ * header holding its latch and its checksum:
+ *
+ *   - a write takes the block latch (the header's version word goes odd,
+ *     as a buffer latch or seqlock would), updates the row, recomputes the
+ *     block checksum (seeded with block number and new version, so a torn,
+ *     stale or misplaced block fails), makes row and header durable
+ *     (pmem_persist when the region is pmem, msync(MS_SYNC) of the touched
+ *     pages otherwise) and releases the latch (version even again);
+ *   - a read takes no latch: it reads the version, reads and checksums the
+ *     whole block, and retries if the version moved meanwhile. A block
+ *     written at least once is then validated against its stored checksum;
+ *     a valid block last written by another worker counts as
+ *     verified_foreign, evidence that the write was visible, after its
+ *     persistence, to another process through this backend.
+ */
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "block_choice.h"
+#include "checksum.h"
+#include "clock.h"
+#include "first_touch.h"
+#include "json.h"
+#include "param.h"
+#include "persist.h"
+#include "workload.h"
+
+enum {
+	P_WRITE_PCT = BLOCK_CHOICE_NPARAMS,
+	P_ROW_SIZE,
+};
+
+enum {
+	C_READS, C_WRITES, C_WRITE_NS, C_PERSISTS, C_PERSIST_NS, C_VERIFIED_FOREIGN,
+	C_VERIFIED_OWN, C_CHECKSUM_FAILURES, C_LATCH_WAITS, C_READ_RETRIES,
+	C_PERSIST_PMEM_WORKERS, C_PERSIST_MSYNC_WORKERS, C_HOT1_OPS, C_HOT10_OPS, C_BLOCKS,
+};
+
+struct block_header {
+	_Atomic uint64_t version; /* odd: latched by a writer; writes = version / 2 */
+	uint64_t writer;          /* last writer's worker index + 1; 0: never written */
+	uint64_t checksum;        /* of the block after the header */
+	uint64_t pad[5];
+};
+
+#define HEADER_BYTES sizeof(struct block_header)
+#define SPINS_BEFORE_YIELD 64
+
+struct oltp_config {
+	struct block_choice_config blocks;
+	uint64_t write_pct;
+	uint64_t row_size;
+	uint64_t rows_per_block;
+};
+
+static int oltp_parse(const char *const *values, size_t region_size, struct oltp_config *c,
+		      char *err, size_t err_len)
+{
+	if (block_choice_parse(values, region_size, &c->blocks, err, err_len) < 0)
+		return -1;
+	if (param_uint("write-pct", values[P_WRITE_PCT], 0, 100, &c->write_pct, err, err_len) < 0)
+		return -1;
+	if (param_size("row-size", values[P_ROW_SIZE], 8, c->blocks.block_size - HEADER_BYTES,
+		       &c->row_size, err, err_len) < 0)
+		return -1;
+	if (c->row_size % 8) {
+		snprintf(err, err_len, "--row-size: '%s' is not a multiple of 8 bytes",
+			 values[P_ROW_SIZE]);
+		return -1;
+	}
+	c->rows_per_block = (c->blocks.block_size - HEADER_BYTES) / c->row_size;
+	return 0;
+}
+
+static int oltp_validate(const char *const *values, size_t region_size, char *err, size_t err_len)
+{
+	struct oltp_config c;
+
+	return oltp_parse(values, region_size, &c, err, err_len);
+}
+
+static uint64_t block_seed(uint64_t block, uint64_t version)
+{
+	return block * 0x9e3779b97f4a7c15ull ^ version;
+}
+
+struct oltp_worker {
+	struct workload_ctx *ctx;
+	struct oltp_config cfg;
+	struct block_chooser chooser;
+	struct persist persist;
+	uint64_t counters[WORKLOAD_MAX_COUNTERS];
+	uint64_t row[1u << 17]; /* new row image, up to 1 MiB */
+};
+
+static inline struct block_header *block_at(struct oltp_worker *w, uint64_t block)
+{
+	return (struct block_header *)((char *)w->ctx->base + block * w->cfg.blocks.block_size);
+}
+
+static int oltp_write(struct oltp_worker *w, uint64_t block)
+{
+	struct block_header *h = block_at(w, block);
+	size_t payload = w->cfg.blocks.block_size - HEADER_BYTES;
+	unsigned spins = 0;
+	uint64_t v;
+
+	for (;;) {
+		v = atomic_load_explicit(&h->version, memory_order_relaxed);
+		if (!(v & 1) && atomic_compare_exchange_weak_explicit(
+					&h->version, &v, v + 1, memory_order_acquire,
+					memory_order_relaxed))
+			break;
+		if (spins++ == 0)
+			w->counters[C_LATCH_WAITS]++;
+		if (spins % SPINS_BEFORE_YIELD == 0)
+			sched_yield();
+	}
+	atomic_thread_fence(memory_order_release);
+
+	uint64_t row_index = rng_below(&w->chooser.rng, w->cfg.rows_per_block);
+	char *row = (char *)h + HEADER_BYTES + row_index * w->cfg.row_size;
+	for (size_t i = 0; i < w->cfg.row_size / 8; i++)
+		w->row[i] = rng_next(&w->chooser.rng);
+	memcpy(row, w->row, w->cfg.row_size);
+	h->writer = w->ctx->worker + 1;
+	h->checksum = checksum64((char *)h + HEADER_BYTES, payload, block_seed(block, v + 2));
+
+	uint64_t t0 = clock_now_ns();
+	int rc = persist_range(&w->persist, row, w->cfg.row_size);
+	if (rc == 0)
+		rc = persist_range(&w->persist, h, HEADER_BYTES);
+	w->counters[C_PERSIST_NS] += clock_now_ns() - t0;
+	w->counters[C_PERSISTS]++;
+	atomic_store_explicit(&h->version, v + 2, memory_order_release);
+	if (rc < 0) {
+		perror("oltp: msync");
+		return -1;
+	}
+	w->counters[C_WRITES]++;
+	return 0;
+}
+
+static void oltp_read(struct oltp_worker *w, uint64_t block)
+{
+	struct block_header *h = block_at(w, block);
+	size_t payload = w->cfg.blocks.block_size - HEADER_BYTES;
+	unsigned spins = 0;
+
+	for (;;) {
+		uint64_t v1 = atomic_load_explicit(&h->version, memory_order_acquire);
+		if (v1 & 1) {
+			if (++spins % SPINS_BEFORE_YIELD == 0)
+				sched_yield();
+			continue;
+		}
+		uint64_t writer = h->writer, stored = h->checksum;
+		uint64_t sum = checksum64((char *)h + HEADER_BYTES, payload, block_seed(block, v1));
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&h->version, memory_order_relaxed) != v1) {
+			w->counters[C_READ_RETRIES]++;
+			continue;
+		}
+		if (v1 != 0) {
+			if (sum != stored)
+				w->counters[C_CHECKSUM_FAILURES]++;
+			else if (writer != w->ctx->worker + 1)
+				w->counters[C_VERIFIED_FOREIGN]++;
+			else
+				w->counters[C_VERIFIED_OWN]++;
+		}
+		break;
+	}
+	w->counters[C_READS]++;
+}
+
+static int oltp_run(struct workload_ctx *ctx)
+{
+	static struct oltp_worker w; /* one per worker process; the row buffer is large */
+	struct first_touch touched;
+	char err[256];
+
+	memset(&w, 0, offsetof(struct oltp_worker, row));
+	w.ctx = ctx;
+	if (oltp_parse(ctx->param_values, ctx->size, &w.cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "oltp: %s\n", err);
+		return -1;
+	}
+	if (first_touch_init(&touched, ctx) < 0) {
+		fprintf(stderr, "oltp: cannot allocate the touched-page bitmap\n");
+		return -1;
+	}
+	block_chooser_init(&w.chooser, &w.cfg.blocks, ctx->seed);
+	persist_init(&w.persist, ctx->base, ctx->size);
+
+	struct workload_slot *slot = ctx->slot;
+	uint64_t ops = 0;
+	int rc = 0;
+	uint64_t start = clock_now_ns();
+
+	while (!workload_budget_done(ctx, start, ops)) {
+		uint64_t rank, block = block_choose(&w.chooser, &rank);
+		bool write = rng_below(&w.chooser.rng, 100) < w.cfg.write_pct;
+		uint64_t t0 = clock_now_ns();
+
+		first_touch_range(&touched, ctx, block * w.cfg.blocks.block_size,
+				  w.cfg.blocks.block_size);
+		if (write) {
+			if (oltp_write(&w, block) < 0) {
+				rc = -1;
+				break;
+			}
+		} else {
+			oltp_read(&w, block);
+		}
+		uint64_t ns = clock_now_ns() - t0;
+		histogram_record(&slot->op_ns, ns);
+		if (write)
+			w.counters[C_WRITE_NS] += ns;
+		ops++;
+		w.counters[C_HOT1_OPS] += rank < w.chooser.hot1_ranks;
+		w.counters[C_HOT10_OPS] += rank < w.chooser.hot10_ranks;
+	}
+	w.counters[C_PERSIST_PMEM_WORKERS] = w.persist.pmem;
+	w.counters[C_PERSIST_MSYNC_WORKERS] = !w.persist.pmem;
+	w.counters[C_BLOCKS] = ctx->worker == 0 ? w.cfg.blocks.nblocks : 0;
+	slot->ops = ops;
+	slot->bytes = w.counters[C_READS] * w.cfg.blocks.block_size +
+		      w.counters[C_WRITES] * w.cfg.row_size;
+	memcpy(slot->counters, w.counters, sizeof(w.counters));
+	first_touch_free(&touched);
+	return rc;
+}
+
+static double per(uint64_t num, uint64_t den)
+{
+	return den ? (double)num / (double)den : 0.0;
+}
+
+static void oltp_report(struct json_writer *json, const struct workload_slot *merged,
+			const char *const *values, unsigned workers, double wall_s)
+{
+	const uint64_t *c = merged->counters;
+
+	(void)workers;
+	block_choice_report(json, values, c[C_BLOCKS], merged->ops, c[C_HOT1_OPS], c[C_HOT10_OPS]);
+	json_key_string(json, "write_pct", values[P_WRITE_PCT]);
+	json_key_string(json, "row_size", values[P_ROW_SIZE]);
+	const char *path = c[C_PERSIST_PMEM_WORKERS] && c[C_PERSIST_MSYNC_WORKERS] ? "mixed"
+			   : c[C_PERSIST_PMEM_WORKERS]                      ? "pmem"
+									    : "msync";
+	json_key_string(json, "persist_path", path);
+	json_key_double(json, "persist_mean_ns", per(c[C_PERSIST_NS], c[C_PERSISTS]));
+	json_key_double(json, "write_mean_ns", per(c[C_WRITE_NS], c[C_WRITES]));
+	json_key_double(json, "ops_per_s", wall_s > 0 ? (double)merged->ops / wall_s : 0.0);
+	json_key_double(json, "writes_per_s", wall_s > 0 ? (double)c[C_WRITES] / wall_s : 0.0);
+	json_key_double(json, "write_share", per(c[C_WRITES], merged->ops));
+}
+
+const struct workload_ops workload_oltp = {
+	.name = "oltp",
+	.description = "buffer-cache reads and durable row updates with latches and block checksums",
+	.params = {
+		BLOCK_CHOICE_PARAMS,
+		{ "write-pct", "20", "percentage of operations that update a row (0-100)" },
+		{ "row-size", "128", "bytes updated per write, a multiple of 8" },
+		{ NULL, NULL, NULL },
+	},
+	.counter_names = {
+		"reads", "writes", "write_ns", "persists", "persist_ns", "verified_foreign",
+		"verified_own", "checksum_failures", "latch_waits", "read_retries",
+		"persist_pmem_workers", "persist_msync_workers", "hot1_ops", "hot10_ops", "blocks",
+		NULL,
+	},
+	.validate = oltp_validate,
+	.run = oltp_run,
+	.report = oltp_report,
+};

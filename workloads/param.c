@@ -1,0 +1,81 @@
+/* param.c - workload parameter parsing with errors that name the value. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "param.h"
+#include "parse.h"
+
+int param_size(const char *option, const char *value, uint64_t min, uint64_t max,
+	       uint64_t *out, char *err, size_t err_len)
+{
+	char why[160];
+
+	if (parse_size(value, out, why, sizeof(why)) < 0) {
+		snprintf(err, err_len, "--%s: %s", option, why);
+		return -1;
+	}
+	if (*out < min || *out > max) {
+		snprintf(err, err_len, "--%s: '%s' is out of range [%" PRIu64 ", %" PRIu64 "] bytes",
+			 option, value, min, max);
+		return -1;
+	}
+	return 0;
+}
+
+int param_uint(const char *option, const char *value, uint64_t min, uint64_t max,
+	       uint64_t *out, char *err, size_t err_len)
+{
+	char why[160];
+
+	if (parse_u64(value, out, why, sizeof(why)) < 0) {
+		snprintf(err, err_len, "--%s: %s", option, why);
+		return -1;
+	}
+	if (*out < min || *out > max) {
+		snprintf(err, err_len, "--%s: '%s' is out of range [%" PRIu64 ", %" PRIu64 "]",
+			 option, value, min, max);
+		return -1;
+	}
+	return 0;
+}
+
+int param_double_open(const char *option, const char *value, double lo, double hi,
+		      double *out, char *err, size_t err_len)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(value, &end);
+	if (end == value || *end != '\0' || errno == ERANGE || !isfinite(*out)) {
+		snprintf(err, err_len, "--%s: '%s' is not a number", option, value);
+		return -1;
+	}
+	if (!(*out > lo && *out < hi)) {
+		snprintf(err, err_len, "--%s: '%s' must be greater than %g and less than %g",
+			 option, value, lo, hi);
+		return -1;
+	}
+	return 0;
+}
+
+int param_choice(const char *option, const char *value, const char *const *choices,
+		 unsigned *out, char *err, size_t err_len)
+{
+	char list[160] = "";
+
+	for (unsigned i = 0; choices[i]; i++) {
+		if (strcmp(value, choices[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+		if (i)
+			strncat(list, "|", sizeof(list) - strlen(list) - 1);
+		strncat(list, choices[i], sizeof(list) - strlen(list) - 1);
+	}
+	snprintf(err, err_len, "--%s: '%s' is not one of %s", option, value, list);
+	return -1;
+}

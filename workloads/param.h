@@ -1,0 +1,27 @@
+/* param.h - parsing of workload parameter values (--theta 0.99,
+ * --block-size 8K, --distribution zipf).
+ *
+ * Each parser names the option and the bad value in err[] and returns -1;
+ * 0 on success. Used the same way by validate() in the parent and by run()
+ * in the workers, so the two can never disagree.
+ */
+#ifndef MSHARE_BENCH_PARAM_H
+#define MSHARE_BENCH_PARAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A size with K/M/G/T suffix, within [min, max]. */
+int param_size(const char *option, const char *value, uint64_t min, uint64_t max,
+	       uint64_t *out, char *err, size_t err_len);
+/* A plain unsigned integer within [min, max]. */
+int param_uint(const char *option, const char *value, uint64_t min, uint64_t max,
+	       uint64_t *out, char *err, size_t err_len);
+/* A real number strictly between lo and hi. */
+int param_double_open(const char *option, const char *value, double lo, double hi,
+		      double *out, char *err, size_t err_len);
+/* One of the NULL-terminated choices; *out is its index. */
+int param_choice(const char *option, const char *value, const char *const *choices,
+		 unsigned *out, char *err, size_t err_len);
+
+#endif

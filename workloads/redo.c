@@ -1,0 +1,330 @@
+/* redo.c - a redo log (write-ahead log) in the shared region.
+ *
+ * The first 4 KiB hold the log's control words; the rest (or --log-size
+ * bytes of it) is a circular log of fixed-size records (--record-size).
+ * Workers 0 .. --writers-1 are sessions committing transactions: each
+ * reserves the next log position with one atomic add (as PostgreSQL's WAL
+ * insertion reserves space, or Oracle's redo allocation latch), waits if
+ * the slot's previous occupant (one lap earlier) is still being written
+ * ("log buffer space"), copies the record in and makes it durable
+ * (pmem_memcpy_persist when the region is pmem, memcpy + msync(MS_SYNC)
+ * otherwise), then sets and persists the record's commit marker (its end
+ * LSN), written last so that a record is valid only once complete.
+ *
+ * The other workers read the log as log shippers or change-capture
+ * processes do: each follows the log from its start, sleeping on a futex
+ * when it has caught up, and validates every record: commit marker, LSN,
+ * writer, a per-writer sequence number that must grow, and a checksum of
+ * the whole record. A reader that falls a lap behind skips ahead and
+ * counts an overrun rather than reading torn data.
+ *
+ * One operation is one appended record; its latency is the commit latency
+ * (reserve, space wait, durable copy, marker). persist_ns is the time spent
+ * making records durable (the durable copy plus the marker's persist).
+ */
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checksum.h"
+#include "clock.h"
+#include "futex.h"
+#include "json.h"
+#include "param.h"
+#include "persist.h"
+#include "rng.h"
+#include "workload.h"
+
+enum { P_WRITERS, P_RECORD_SIZE, P_LOG_SIZE };
+enum {
+	C_RECORDS_WRITTEN, C_BYTES_WRITTEN, C_PERSIST_NS, C_RECORDS_READ, C_BYTES_READ,
+	C_RECORDS_VERIFIED, C_CHECKSUM_FAILURES, C_SEQUENCE_ERRORS, C_OVERRUNS, C_READER_WAITS,
+	C_SPACE_WAITS, C_PERSIST_PMEM_WORKERS, C_PERSIST_MSYNC_WORKERS,
+};
+
+#define CONTROL_BYTES 4096u
+#define MAX_WRITERS 1024u
+#define READER_SLEEP_NS 10000000ull /* re-check the budget at least every 10 ms */
+
+struct redo_control {
+	_Atomic uint64_t reserve_lsn; /* next free log position (bytes since the start) */
+	char pad0[56];
+	_Atomic uint32_t wake;        /* futex word: bumped after each commit */
+	_Atomic uint32_t sleepers;    /* readers waiting on it */
+	char pad1[56];
+	_Atomic uint32_t writers_done;
+};
+
+struct redo_record {
+	_Atomic uint64_t end_lsn; /* commit marker: lsn + length once complete */
+	uint64_t lsn;
+	uint32_t writer;
+	uint32_t length;
+	uint64_t seq;            /* per writer: 1, 2, 3, ... */
+	uint64_t checksum;       /* of the payload, seeded with the fields above */
+	uint64_t pad[3];
+};
+
+struct redo_config {
+	uint64_t writers, record_size, log_bytes;
+};
+
+static int redo_parse(const char *const *values, size_t region_size, struct redo_config *c,
+		      char *err, size_t err_len)
+{
+	if (region_size < CONTROL_BYTES + 2 * 128) {
+		snprintf(err, err_len, "redo needs a region of at least %u bytes, not %zu",
+			 CONTROL_BYTES + 2 * 128, region_size);
+		return -1;
+	}
+	size_t room = region_size - CONTROL_BYTES;
+	if (param_uint("writers", values[P_WRITERS], 1, MAX_WRITERS, &c->writers, err, err_len) < 0)
+		return -1;
+	if (param_size("record-size", values[P_RECORD_SIZE], 128, room / 2, &c->record_size, err,
+		       err_len) < 0)
+		return -1;
+	if (c->record_size % 64) {
+		snprintf(err, err_len, "--record-size: '%s' is not a multiple of 64 bytes",
+			 values[P_RECORD_SIZE]);
+		return -1;
+	}
+	if (strcmp(values[P_LOG_SIZE], "0") == 0)
+		c->log_bytes = room;
+	else if (param_size("log-size", values[P_LOG_SIZE], 2 * c->record_size, room,
+			    &c->log_bytes, err, err_len) < 0)
+		return -1;
+	c->log_bytes -= c->log_bytes % c->record_size;
+	return 0;
+}
+
+static int redo_validate(const char *const *values, size_t region_size, char *err, size_t err_len)
+{
+	struct redo_config c;
+
+	return redo_parse(values, region_size, &c, err, err_len);
+}
+
+static uint64_t record_seed(uint64_t lsn, uint32_t writer, uint32_t length, uint64_t seq)
+{
+	return lsn * 0x9e3779b97f4a7c15ull ^ ((uint64_t)writer << 32 | length) ^ seq * 0xbf58476d1ce4e5b9ull;
+}
+
+struct redo_worker {
+	struct workload_ctx *ctx;
+	struct redo_config cfg;
+	struct redo_control *control;
+	char *log;
+	uint64_t nwriters; /* writers that exist: min(--writers, workers) */
+	uint64_t *c;       /* the slot's counters */
+};
+
+static struct redo_record *slot_of(const struct redo_worker *w, uint64_t lsn)
+{
+	return (struct redo_record *)(w->log + lsn % w->cfg.log_bytes);
+}
+
+static int redo_write(struct redo_worker *w)
+{
+	struct workload_ctx *ctx = w->ctx;
+	struct persist persist;
+	struct rng rng;
+	static uint64_t record[1u << 17]; /* record image, up to 1 MiB */
+	uint64_t rec = w->cfg.record_size, payload = rec - sizeof(struct redo_record);
+	uint64_t count = 0, seq = 0;
+	int rc = 0;
+
+	if (rec > sizeof(record)) {
+		fprintf(stderr, "redo: --record-size above %zu bytes\n", sizeof(record));
+		return -1;
+	}
+	persist_init(&persist, ctx->base, ctx->size);
+	w->c[persist.pmem ? C_PERSIST_PMEM_WORKERS : C_PERSIST_MSYNC_WORKERS] = 1;
+	rng_seed(&rng, ctx->seed);
+
+	uint64_t start = clock_now_ns();
+	while (!workload_budget_done(ctx, start, count)) {
+		/* The change vector, built in private memory before the commit. */
+		struct redo_record *h = (struct redo_record *)record;
+		for (uint64_t i = sizeof(*h) / 8; i < rec / 8; i++)
+			record[i] = rng_next(&rng);
+
+		uint64_t t0 = clock_now_ns();
+		uint64_t lsn = atomic_fetch_add(&w->control->reserve_lsn, rec);
+		struct redo_record *s = slot_of(w, lsn);
+		uint64_t previous = lsn >= w->cfg.log_bytes ? lsn - w->cfg.log_bytes + rec : 0;
+		unsigned spins = 0;
+		while (atomic_load_explicit(&s->end_lsn, memory_order_acquire) != previous) {
+			if (spins++ == 0)
+				w->c[C_SPACE_WAITS]++;
+			sched_yield();
+		}
+		h->lsn = lsn;
+		h->writer = ctx->worker;
+		h->length = (uint32_t)rec;
+		h->seq = ++seq;
+		h->checksum = checksum64(h + 1, payload, record_seed(lsn, h->writer, h->length, h->seq));
+
+		/* Invalidate the old record before overwriting it. */
+		atomic_store_explicit(&s->end_lsn, 0, memory_order_relaxed);
+		atomic_thread_fence(memory_order_release);
+		uint64_t p0 = clock_now_ns();
+		if (persist_memcpy(&persist, (char *)s + 8, (char *)record + 8, rec - 8) < 0)
+			rc = -1;
+		atomic_store_explicit(&s->end_lsn, lsn + rec, memory_order_release);
+		if (persist_range(&persist, &s->end_lsn, sizeof(s->end_lsn)) < 0)
+			rc = -1;
+		uint64_t t1 = clock_now_ns();
+		w->c[C_PERSIST_NS] += t1 - p0;
+
+		atomic_fetch_add(&w->control->wake, 1);
+		if (atomic_load(&w->control->sleepers))
+			futex_wake_all((uint32_t *)&w->control->wake);
+		histogram_record(&ctx->slot->op_ns, t1 - t0);
+		count++;
+		if (rc < 0) {
+			perror("redo: msync");
+			break;
+		}
+	}
+	w->c[C_RECORDS_WRITTEN] = count;
+	w->c[C_BYTES_WRITTEN] = count * rec;
+	ctx->slot->ops = count;
+	ctx->slot->bytes = count * rec;
+	atomic_fetch_add(&w->control->writers_done, 1);
+	/* Wake readers so they notice the end. */
+	atomic_fetch_add(&w->control->wake, 1);
+	futex_wake_all((uint32_t *)&w->control->wake);
+	return rc;
+}
+
+static bool writers_finished(const struct redo_worker *w, uint64_t cursor)
+{
+	return atomic_load(&w->control->writers_done) >= w->nwriters &&
+	       atomic_load(&w->control->reserve_lsn) <= cursor;
+}
+
+/* Skip to a position a writer will not reach for half a lap. */
+static uint64_t skip_ahead(const struct redo_worker *w)
+{
+	uint64_t r = atomic_load(&w->control->reserve_lsn), rec = w->cfg.record_size;
+	uint64_t half = w->cfg.log_bytes / 2 / rec * rec;
+
+	return r > half ? r - half : 0;
+}
+
+static int redo_read(struct redo_worker *w)
+{
+	struct workload_ctx *ctx = w->ctx;
+	static uint64_t last_seq[MAX_WRITERS];
+	uint64_t rec = w->cfg.record_size, payload = rec - sizeof(struct redo_record);
+	uint64_t cursor = 0;
+	uint64_t start = clock_now_ns();
+
+	/* Budget: --duration; with only --ops, until the writers are done. */
+	while (!(ctx->duration_ns && workload_budget_done(ctx, start, 0))) {
+		struct redo_record *s = slot_of(w, cursor);
+		uint64_t marker = atomic_load_explicit(&s->end_lsn, memory_order_acquire);
+
+		if (marker == cursor + rec) {
+			uint64_t lsn = s->lsn, seq = s->seq;
+			uint32_t writer = s->writer, length = s->length;
+			uint64_t stored = s->checksum;
+			uint64_t sum = checksum64(s + 1, payload, record_seed(lsn, writer, length, seq));
+			atomic_thread_fence(memory_order_acquire);
+			if (atomic_load(&w->control->reserve_lsn) > cursor + w->cfg.log_bytes) {
+				/* A writer may be overwriting it: this reader was lapped. */
+				w->c[C_OVERRUNS]++;
+				cursor = skip_ahead(w);
+				continue;
+			}
+			w->c[C_RECORDS_READ]++;
+			w->c[C_BYTES_READ] += rec;
+			if (lsn != cursor || length != rec || writer >= w->nwriters || sum != stored) {
+				w->c[C_CHECKSUM_FAILURES]++;
+			} else if (seq <= last_seq[writer]) {
+				w->c[C_SEQUENCE_ERRORS]++;
+			} else {
+				last_seq[writer] = seq;
+				w->c[C_RECORDS_VERIFIED]++;
+			}
+			cursor += rec;
+		} else if (marker > cursor + rec) {
+			w->c[C_OVERRUNS]++;
+			cursor = skip_ahead(w);
+		} else {
+			/* Not written yet (or being written): wait for a commit. */
+			if (writers_finished(w, cursor))
+				break;
+			uint32_t seen = atomic_load(&w->control->wake);
+			atomic_fetch_add(&w->control->sleepers, 1);
+			if (atomic_load_explicit(&s->end_lsn, memory_order_acquire) != cursor + rec &&
+			    !writers_finished(w, cursor)) {
+				w->c[C_READER_WAITS]++;
+				futex_wait_u32((uint32_t *)&w->control->wake, seen, READER_SLEEP_NS);
+			}
+			atomic_fetch_sub(&w->control->sleepers, 1);
+		}
+	}
+	return 0;
+}
+
+static int redo_run(struct workload_ctx *ctx)
+{
+	struct redo_worker w = { .ctx = ctx, .c = ctx->slot->counters };
+	char err[256];
+
+	if (redo_parse(ctx->param_values, ctx->size, &w.cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "redo: %s\n", err);
+		return -1;
+	}
+	w.control = ctx->base;
+	w.log = (char *)ctx->base + CONTROL_BYTES;
+	w.nwriters = w.cfg.writers < ctx->workers ? w.cfg.writers : ctx->workers;
+	return ctx->worker < w.nwriters ? redo_write(&w) : redo_read(&w);
+}
+
+static double per(uint64_t num, uint64_t den)
+{
+	return den ? (double)num / (double)den : 0.0;
+}
+
+static void redo_report(struct json_writer *json, const struct workload_slot *merged,
+			const char *const *values, unsigned workers, double wall_s)
+{
+	const uint64_t *c = merged->counters;
+	uint64_t writers = 0;
+	char err[128];
+
+	if (param_uint("writers", values[P_WRITERS], 1, MAX_WRITERS, &writers, err, sizeof(err)) == 0)
+		json_key_u64(json, "writers", writers < workers ? writers : workers);
+	json_key_string(json, "record_size", values[P_RECORD_SIZE]);
+	json_key_string(json, "log_size", values[P_LOG_SIZE]);
+	const char *path = c[C_PERSIST_PMEM_WORKERS] && c[C_PERSIST_MSYNC_WORKERS] ? "mixed"
+			   : c[C_PERSIST_PMEM_WORKERS]                      ? "pmem"
+									    : "msync";
+	json_key_string(json, "persist_path", path);
+	json_key_double(json, "persist_mean_ns", per(c[C_PERSIST_NS], c[C_RECORDS_WRITTEN]));
+	json_key_double(json, "write_bytes_per_s", wall_s > 0 ? (double)c[C_BYTES_WRITTEN] / wall_s : 0.0);
+	json_key_double(json, "read_bytes_per_s", wall_s > 0 ? (double)c[C_BYTES_READ] / wall_s : 0.0);
+	json_key_double(json, "commits_per_s", wall_s > 0 ? (double)c[C_RECORDS_WRITTEN] / wall_s : 0.0);
+}
+
+const struct workload_ops workload_redo = {
+	.name = "redo",
+	.description = "writers append durable records to a circular redo log, the other workers read and validate them",
+	.params = {
+		{ "writers", "1", "workers that append (the first N); the others read" },
+		{ "record-size", "512", "bytes per log record, a multiple of 64, header included" },
+		{ "log-size", "0", "bytes of circular log (0: the region minus its 4 KiB control page)" },
+		{ NULL, NULL, NULL },
+	},
+	.counter_names = {
+		"records_written", "bytes_written", "persist_ns", "records_read", "bytes_read",
+		"records_verified", "checksum_failures", "sequence_errors", "overruns",
+		"reader_waits", "space_waits", "persist_pmem_workers", "persist_msync_workers", NULL,
+	},
+	.validate = redo_validate,
+	.run = redo_run,
+	.report = redo_report,
+};

@@ -1,0 +1,153 @@
+/* scan.c - sequential full scans of a table, parallel-query style.
+ *
+ * The region is one table of --block-size blocks. A parallel query splits
+ * it into granules (--granule bytes, block ranges as Oracle's PX granules
+ * or PostgreSQL's parallel seq scan chunks) dealt round-robin to the --dop
+ * workers of a query (0: all workers form one query; 1: every worker scans
+ * the whole table by itself). Each worker reads its granules in address
+ * order, one block every --stride bytes (stride = block size: a full scan;
+ * larger: a sampling scan that skips), checksumming each block it reads,
+ * and starts over when its share is done. One operation is one block.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "checksum.h"
+#include "clock.h"
+#include "first_touch.h"
+#include "json.h"
+#include "param.h"
+#include "workload.h"
+
+enum { P_BLOCK_SIZE, P_STRIDE, P_GRANULE, P_DOP };
+enum { C_PASSES, C_IDLE_WORKERS };
+
+struct scan_config {
+	uint64_t block_size, stride, granule, dop;
+};
+
+static int scan_parse(const char *const *values, size_t region_size, struct scan_config *c,
+		      char *err, size_t err_len)
+{
+	if (param_size("block-size", values[P_BLOCK_SIZE], 64, region_size, &c->block_size, err,
+		       err_len) < 0)
+		return -1;
+	if (c->block_size % 8) {
+		snprintf(err, err_len, "--block-size: '%s' is not a multiple of 8 bytes",
+			 values[P_BLOCK_SIZE]);
+		return -1;
+	}
+	if (strcmp(values[P_STRIDE], "0") == 0)
+		c->stride = c->block_size;
+	else if (param_size("stride", values[P_STRIDE], c->block_size, region_size, &c->stride,
+			    err, err_len) < 0)
+		return -1;
+	if (param_size("granule", values[P_GRANULE], c->block_size, region_size, &c->granule, err,
+		       err_len) < 0)
+		return -1;
+	return param_uint("dop", values[P_DOP], 0, 1000000, &c->dop, err, err_len);
+}
+
+static int scan_validate(const char *const *values, size_t region_size, char *err, size_t err_len)
+{
+	struct scan_config c;
+
+	return scan_parse(values, region_size, &c, err, err_len);
+}
+
+static int scan_run(struct workload_ctx *ctx)
+{
+	struct scan_config c;
+	struct first_touch touched;
+	struct workload_slot *slot = ctx->slot;
+	char err[256];
+
+	if (scan_parse(ctx->param_values, ctx->size, &c, err, sizeof(err)) < 0) {
+		fprintf(stderr, "scan: %s\n", err);
+		return -1;
+	}
+	uint64_t dop = c.dop == 0 || c.dop > ctx->workers ? ctx->workers : c.dop;
+	uint64_t rank = ctx->worker % dop;
+	uint64_t granules = (ctx->size + c.granule - 1) / c.granule;
+	if (rank >= granules) { /* more query workers than granules: nothing to scan */
+		slot->counters[C_IDLE_WORKERS] = 1;
+		return 0;
+	}
+	if (first_touch_init(&touched, ctx) < 0) {
+		fprintf(stderr, "scan: cannot allocate the touched-page bitmap\n");
+		return -1;
+	}
+
+	const char *base = ctx->base;
+	uint64_t ops = 0, passes = 0, sink = 0, blocks_this_pass = 0;
+	uint64_t start = clock_now_ns();
+	uint64_t g = rank, pos = 0;
+	bool in_granule = false;
+
+	while (!workload_budget_done(ctx, start, ops)) {
+		if (!in_granule) {
+			/* First block position at or after this granule's start. */
+			pos = (g * c.granule + c.stride - 1) / c.stride * c.stride;
+			in_granule = true;
+		}
+		uint64_t end = (g + 1) * c.granule;
+		if (pos >= end || pos + c.block_size > ctx->size) {
+			in_granule = false;
+			g += dop;
+			if (g >= granules) {
+				g = rank;
+				passes++;
+				if (blocks_this_pass == 0) /* stride leaves this worker nothing */
+					break;
+				blocks_this_pass = 0;
+			}
+			continue;
+		}
+		uint64_t t0 = clock_now_ns();
+		first_touch_range(&touched, ctx, pos, c.block_size);
+		sink += checksum64(base + pos, c.block_size, 0);
+		histogram_record(&slot->op_ns, clock_now_ns() - t0);
+		ops++;
+		blocks_this_pass++;
+		pos += c.stride;
+	}
+	slot->ops = ops;
+	slot->bytes = ops * c.block_size;
+	slot->counters[C_PASSES] = passes;
+	if (ops == 0)
+		slot->counters[C_IDLE_WORKERS] = 1;
+	__asm__ volatile("" : : "r"(sink));
+	first_touch_free(&touched);
+	return 0;
+}
+
+static void scan_report(struct json_writer *json, const struct workload_slot *merged,
+			const char *const *values, unsigned workers, double wall_s)
+{
+	uint64_t dop = 0;
+	char err[128];
+
+	json_key_string(json, "block_size", values[P_BLOCK_SIZE]);
+	json_key_string(json, "stride", values[P_STRIDE]);
+	json_key_string(json, "granule", values[P_GRANULE]);
+	if (param_uint("dop", values[P_DOP], 0, 1000000, &dop, err, sizeof(err)) == 0)
+		json_key_u64(json, "dop", dop == 0 || dop > workers ? workers : dop);
+	json_key_double(json, "scan_bytes_per_s", wall_s > 0 ? (double)merged->bytes / wall_s : 0.0);
+	json_key_double(json, "blocks_per_s", wall_s > 0 ? (double)merged->ops / wall_s : 0.0);
+}
+
+const struct workload_ops workload_scan = {
+	.name = "scan",
+	.description = "sequential full-table scans split into granules among parallel-query workers",
+	.params = {
+		{ "block-size", "8K", "bytes read per block (one operation), a multiple of 8" },
+		{ "stride", "0", "distance between blocks read, >= block size (0: the block size, a full scan)" },
+		{ "granule", "1M", "bytes of table per parallel-query granule" },
+		{ "dop", "0", "workers per parallel query (0: all workers, 1: each scans the whole table)" },
+		{ NULL, NULL, NULL },
+	},
+	.counter_names = { "passes", "idle_workers", NULL },
+	.validate = scan_validate,
+	.run = scan_run,
+	.report = scan_report,
+};
