@@ -1,12 +1,16 @@
 """The guest hook: run a sweep's guest points inside the VM, in one boot.
 
 The runner gives this module every pending guest point. It writes a shell
-script, <run>/guest/points.sh, that runs them one after the other with the
+script, <run>/guest/boot-N/points.sh, that runs them one after the other with the
 guest's harness (mshare-bench on the guest's PATH), boots the VM once
-through the VM runner with <run>/guest as the guest's /out, and then files
+through the VM runner with <run>/guest/boot-N as the guest's /out, then files
 the records that came back under <run>/records/ like host records.
 
-    kernel/vm/run.sh [vm-args from the spec] --out <run>/guest -- sh /out/points.sh
+    kernel/vm/run.sh [vm-args] --out <run>/guest/boot-N --keep-out -- sh /out/points.sh
+
+vm-args come from the spec's `vm-args` key (guest memory, pmem size,
+alignment, hugepages...); without a --timeout there, the VM gets
+15 minutes plus 10 per run before the VM runner calls it hung.
 
 Inside the guest the script writes:
     /out/backends.txt        `mshare-bench backends` as the guest sees it
@@ -106,8 +110,11 @@ def run_points(sweep, todo, start, offset, total):
     with open(os.path.join(bdir, "points.sh"), "w") as f:
         f.write(points_script(sweep, todo))
     run_sh, kernel = vm_paths(root)
-    cmd = [run_sh] + shlex.split(sweep.manifest.get("vm_args") or "") + ["--out", bdir, "--",
-                                                                          "sh", "/out/points.sh"]
+    vm_args = shlex.split(sweep.manifest.get("vm_args") or "")
+    if "--timeout" not in vm_args:
+        # The VM runner's own hang detection: generous, but finite.
+        vm_args += ["--timeout", str(900 + 600 * len(todo))]
+    cmd = [run_sh, "--kernel", kernel] + vm_args + ["--out", bdir, "--keep-out", "--", "sh", "/out/points.sh"]
     _say("guest: booting the VM for %d runs: %s" % (len(todo), " ".join(shlex.quote(c) for c in cmd)))
     status_path = os.path.join(bdir, "status")
     with open(os.path.join(bdir, "vm.log"), "w") as log:

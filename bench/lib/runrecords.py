@@ -181,9 +181,9 @@ def human(value, unit):
             v /= 1024.0
     if unit == "ns":
         v = float(value)
-        if abs(v) < 1e4:
+        if abs(v) < 1e3:
             return "%.0f ns" % v
-        if abs(v) < 1e7:
+        if abs(v) < 1e6:
             return "%.4g us" % (v / 1e3)
         return "%.4g ms" % (v / 1e6)
     if unit == "s":
@@ -232,9 +232,9 @@ def summary_text(run):
             s = spread(run.values(pid, m))
             if s is None:
                 row.append("-")
-            elif s["n"] > 1 and s["min"] != s["max"]:
-                row.append("%s [%s..%s]" % (human(s["median"], unit), human(s["min"], unit),
-                                            human(s["max"], unit)))
+            elif s["n"] > 1 and s["median"] and (s["max"] - s["min"]) / 2.0 / abs(s["median"]) >= 0.005:
+                half = (s["max"] - s["min"]) / 2.0 / abs(s["median"]) * 100.0
+                row.append("%s ±%.0f%%" % (human(s["median"], unit), half))
             else:
                 row.append(human(s["median"], unit))
         rows.append(row)
@@ -242,7 +242,8 @@ def summary_text(run):
     head = ["run %s" % run.name,
             "platform %s, kernel %s, cpu %s" % (env.get("platform", "?"), env.get("kernel", "?"),
                                                 env.get("cpu", "?")),
-            "median over repeats (n), [min..max] when repeats differ",
+            "median over n repeats; ±x% = half the min..max range over repeats, relative to the median "
+            "(shown when >= 0.5%; summary.csv has min, max and quartiles)",
             "pt_meminfo = PageTables delta from /proc/meminfo (each page-table page once); "
             "pt_vmpte = sum of VmPTE over workers (shared pages counted per sharer)",
             "pt_per_worker = region page-table bytes per worker; fault_* = first-touch latency; "

@@ -1,0 +1,30 @@
+# Sweeps, results, comparisons and plots (see bench/README.md).
+#   make bench                    the main job: deps, build, default sweep, plots, summary
+#                                 (KERNEL=1 also builds the patched kernel for the guest part)
+#   make sweep SPEC=NAME|FILE     run a sweep (bench/sweeps/NAME.sweep) and plot it
+#   make sweep RESUME=RUN_DIR     continue an interrupted sweep and plot it
+#   make plots [RUN=RUN_DIR]      (re)draw the figures of a run (default: the newest)
+#   make compare A=RUN B=RUN [C=RUN]   compare runs point by point (CSV=1 for CSV)
+.PHONY: bench sweep plots compare
+
+bench:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	@bench/main-job
+
+sweep: $(BIN)
+	@if [ -n "$(RESUME)" ]; then set -- --resume "$(RESUME)"; \
+	elif [ -n "$(SPEC)" ]; then set -- "$(SPEC)"; \
+	else echo "usage: make sweep SPEC=NAME|FILE  or  make sweep RESUME=RUN_DIR" >&2; exit 2; fi; \
+	run=$$(bench/sweep "$$@"); rc=$$?; \
+	if [ -n "$$run" ]; then plots/plot-run "$$run" || rc=1; cat "$$run/summary.txt"; echo "run directory: $$run"; fi; \
+	exit $$rc
+
+plots:
+	@run="$(RUN)"; [ -n "$$run" ] || run=$$(ls -dt results/*/ 2>/dev/null | head -1); \
+	[ -n "$$run" ] || { echo "make plots: no run directory (give RUN=results/...)" >&2; exit 2; }; \
+	plots/plot-run "$$run"
+
+compare:
+	@[ -n "$(A)" ] && [ -n "$(B)" ] || { echo "usage: make compare A=RUN_DIR B=RUN_DIR [C=RUN_DIR] [CSV=1]" >&2; exit 2; }
+	@bench/compare $(if $(CSV),--csv) $(A) $(B) $(C)

@@ -1,0 +1,80 @@
+"""Tiny TAP helper for the bench tests (python3 standard library only)."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HARNESS = os.path.join(ROOT, "build", "mshare-bench")
+sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, what, detail=None):
+        self.n += 1
+        print("%s %d - %s" % ("ok" if cond else "not ok", self.n, what), flush=True)
+        if not cond:
+            self.failed += 1
+            if detail:
+                for line in str(detail).splitlines()[-15:]:
+                    print("#   " + line)
+        return cond
+
+    def skip(self, what, why):
+        self.n += 1
+        print("ok %d - %s # SKIP %s" % (self.n, what, why), flush=True)
+
+    def done(self):
+        print("1..%d" % self.n)
+        sys.exit(1 if self.failed else 0)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, **kw)
+
+
+def harness_missing():
+    """Why real runs cannot happen here, or None."""
+    if not os.access(HARNESS, os.X_OK):
+        return "harness not built (build/mshare-bench)"
+    r = run([HARNESS, "backends"])
+    if r.returncode != 0 or "shm" not in r.stdout:
+        return "`mshare-bench backends` does not list shm: %s" % (r.stdout + r.stderr).strip()[:200]
+    return None
+
+
+def tempdir(name):
+    d = tempfile.mkdtemp(prefix="mshare-bench-%s." % name)
+    return d
+
+
+def cleanup(d):
+    shutil.rmtree(d, ignore_errors=True)
+
+
+TINY_SPEC = """# tiny real sweep for the tests
+name = %s
+backends = shm, anon
+workers = 1, 4
+sizes = 16M
+workloads = pt-footprint
+page = 4k
+repeats = %d
+"""
+
+
+def write_spec(d, name, repeats=2, text=None):
+    path = os.path.join(d, name + ".sweep")
+    with open(path, "w") as f:
+        f.write(text if text is not None else TINY_SPEC % (name, repeats))
+    return path
+
+
+def sweep(spec, results, *extra):
+    return run([os.path.join(ROOT, "bench", "sweep"), spec, "--results", results] + list(extra))
