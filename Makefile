@@ -9,7 +9,7 @@ CC      ?= cc
 CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
-CFLAGS  += $(CSTD) $(WARN) -Iharness -MMD -MP
+CFLAGS  += $(CSTD) $(WARN) -Iharness -Iplanner -I$(BUILD)/gen -MMD -MP
 LDLIBS  += -lpmem -lnuma -lhwloc -lm
 
 BUILD   := build
@@ -31,7 +31,18 @@ $(DEPS_STAMP): scripts/deps.sh
 	@scripts/deps.sh
 	@mkdir -p $(BUILD) && touch $@
 
-$(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
+# The tool's version, from git at build time; the header is rewritten only
+# when the version changes, so it does not force rebuilds.
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+VERSION_H := $(BUILD)/gen/version.h
+.PHONY: version-check
+version-check:
+	@mkdir -p $(BUILD)/gen
+	@echo '#define MSHARE_BENCH_VERSION "$(VERSION)"' > $(VERSION_H).new
+	@cmp -s $(VERSION_H).new $(VERSION_H) && rm -f $(VERSION_H).new || mv $(VERSION_H).new $(VERSION_H)
+$(VERSION_H): version-check
+
+$(BUILD)/obj/%.o: %.c | $(DEPS_STAMP) $(VERSION_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 

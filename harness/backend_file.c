@@ -1,0 +1,111 @@
+/* backend_file.c - MAP_SHARED of a file at --path (ext4, xfs, a DAX mount).
+ *
+ * --path DIR: an unnamed O_TMPFILE in DIR (a named temporary file where
+ *             the filesystem lacks O_TMPFILE, removed at teardown);
+ * --path FILE, existing: used as is, must be at least --size long;
+ * --path FILE, missing: created, sized, removed at teardown.
+ * The file is preallocated where the filesystem allows (fallocate), which
+ * on DAX is what makes 2 MiB-aligned extents, hence PMD mappings,
+ * possible. DAX is detected with statx STATX_ATTR_DAX and recorded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend_map.h"
+
+static int file_probe(const struct region *r, char *why, size_t why_len)
+{
+	if (!r->path) {
+		snprintf(why, why_len, "needs --path FILE or --path DIR");
+		return -1;
+	}
+	return 0;
+}
+
+static int file_open(struct region *r, struct fd_backing *b, char *err, size_t err_len)
+{
+	struct stat st;
+
+	if (stat(r->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		b->fd = open(r->path, O_TMPFILE | O_RDWR, 0600);
+		if (b->fd >= 0) {
+			snprintf(r->backing, sizeof(r->backing), "%s (unnamed O_TMPFILE)", r->path);
+			return 0;
+		}
+		snprintf(b->unlink_path, sizeof(b->unlink_path), "%s/mshare-bench.XXXXXX", r->path);
+		b->fd = mkstemp(b->unlink_path);
+		if (b->fd < 0) {
+			snprintf(err, err_len, "cannot create a file in --path %s: %s", r->path, strerror(errno));
+			b->unlink_path[0] = '\0';
+			return -1;
+		}
+		snprintf(r->backing, sizeof(r->backing), "%s", b->unlink_path);
+		return 0;
+	}
+	if (stat(r->path, &st) == 0) {
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(err, err_len, "--path %s is neither a regular file nor a directory", r->path);
+			return -1;
+		}
+		if ((uint64_t)st.st_size < r->size) {
+			snprintf(err, err_len, "--path %s is %lld bytes, smaller than --size %zu", r->path,
+				 (long long)st.st_size, r->size);
+			return -1;
+		}
+		b->fd = open(r->path, r->read_only ? O_RDONLY : O_RDWR);
+	} else {
+		b->fd = open(r->path, O_RDWR | O_CREAT | O_EXCL, 0600);
+		if (b->fd >= 0)
+			snprintf(b->unlink_path, sizeof(b->unlink_path), "%s", r->path);
+	}
+	if (b->fd < 0) {
+		snprintf(err, err_len, "cannot open --path %s: %s", r->path, strerror(errno));
+		return -1;
+	}
+	snprintf(r->backing, sizeof(r->backing), "%s", r->path);
+	return 0;
+}
+
+static int file_setup(struct region *r, char *err, size_t err_len)
+{
+	struct fd_backing *b = calloc(1, sizeof(*b));
+
+	if (!b) {
+		snprintf(err, err_len, "out of memory");
+		return -1;
+	}
+	b->fd = -1;
+	r->backend_private = b;
+	if (file_open(r, b, err, err_len))
+		return -1;
+	struct stat st;
+	if (fstat(b->fd, &st) == 0 && (uint64_t)st.st_size < r->size &&
+	    ftruncate(b->fd, (off_t)r->size) != 0) {
+		snprintf(err, err_len, "cannot size %s to %zu bytes: %s", r->backing, r->size, strerror(errno));
+		return -1;
+	}
+	int rc = fallocate(b->fd, 0, 0, (off_t)r->size);
+	if (rc != 0 && errno == ENOSPC) {
+		snprintf(err, err_len, "not enough space for %zu bytes in %s", r->size, r->backing);
+		return -1;
+	}
+	r->backend_page_bytes = 4096;
+	backend_fs_name(b->fd, r->fs_type, sizeof(r->fs_type));
+	r->dax = backend_fd_is_dax(b->fd);
+	return 0;
+}
+
+const struct backend_ops backend_file = {
+	.name = "file",
+	.description = "MAP_SHARED of a file at --path FILE|DIR (ext4, xfs, DAX); DAX detected with statx",
+	.probe = file_probe,
+	.setup = file_setup,
+	.attach = backend_fd_attach,
+	.detach = backend_fd_detach,
+	.teardown = backend_fd_teardown,
+};

@@ -1,0 +1,118 @@
+/* backend_hugetlb.c - hugetlbfs memory through memfd_create(MFD_HUGETLB).
+ *
+ * One file serves hugetlb-2m and hugetlb-1g. Setup borrows exactly the
+ * pages the region needs from the pool (raising nr_hugepages for this
+ * size if needed) and allocates them all with fallocate, so a worker can
+ * never hit SIGBUS on a missing page; teardown closes the memfd and gives
+ * back what setup added. The memfd has no name: nothing to clean up on
+ * disk. MAP_SHARED hugetlb mappings whose 1 GiB-aligned ranges lie wholly
+ * inside the region share PMD pages between processes (huge_pmd_share).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "backend_map.h"
+#include "hugepool.h"
+
+#ifndef MFD_HUGETLB
+#define MFD_HUGETLB 0x0004U
+#endif
+#define MFD_HUGE_SHIFT_ 26
+
+static size_t page_bytes_of(const struct region *r)
+{
+	return strcmp(r->backend_name, "hugetlb-1g") == 0 ? (1ul << 30) : (2ul << 20);
+}
+
+static int hugetlb_probe(const struct region *r, char *why, size_t why_len)
+{
+	size_t page = page_bytes_of(r);
+	char dir[128];
+	long avail = hugepool_available(page);
+
+	hugepool_dir(page, dir, sizeof(dir));
+	if (avail < 0) {
+		snprintf(why, why_len, "no %zu kB huge page pool on this kernel (%s missing)", page / 1024, dir);
+		return -1;
+	}
+	char path[192];
+	snprintf(path, sizeof(path), "%s/nr_hugepages", dir);
+	if (access(path, W_OK) != 0 && avail == 0) {
+		snprintf(why, why_len, "pool empty and %s is not writable (needs root)", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int hugetlb_setup(struct region *r, char *err, size_t err_len)
+{
+	size_t page = page_bytes_of(r);
+	unsigned log2 = (unsigned)__builtin_ctzl(page);
+	struct fd_backing *b = calloc(1, sizeof(*b));
+
+	if (!b) {
+		snprintf(err, err_len, "out of memory");
+		return -1;
+	}
+	b->fd = -1;
+	r->backend_private = b;
+	r->backend_page_bytes = page;
+	if (r->size % page) {
+		snprintf(err, err_len, "--size %zu is not a multiple of the %zu kB huge page", r->size, page / 1024);
+		return -1;
+	}
+	long pages = (long)(r->size / page);
+	if (hugepool_reserve(page, pages, &r->hugepages_reserved, err, err_len))
+		return -1;
+	b->fd = memfd_create("mshare-bench", MFD_HUGETLB | (log2 << MFD_HUGE_SHIFT_));
+	if (b->fd < 0) {
+		snprintf(err, err_len, "memfd_create(MFD_HUGETLB, %zu kB) failed: %s", page / 1024, strerror(errno));
+		return -1;
+	}
+	if (ftruncate(b->fd, (off_t)r->size) != 0) {
+		snprintf(err, err_len, "cannot size the hugetlb memfd to %zu bytes: %s", r->size, strerror(errno));
+		return -1;
+	}
+	if (fallocate(b->fd, 0, 0, (off_t)r->size) != 0) {
+		snprintf(err, err_len, "cannot allocate %ld huge pages of %zu kB for the region: %s", pages,
+			 page / 1024, strerror(errno));
+		return -1;
+	}
+	snprintf(r->backing, sizeof(r->backing), "memfd (MFD_HUGETLB, %zu kB pages)", page / 1024);
+	snprintf(r->fs_type, sizeof(r->fs_type), "hugetlbfs");
+	return 0;
+}
+
+static void hugetlb_teardown(struct region *r)
+{
+	long added = r->hugepages_reserved;
+
+	backend_fd_teardown(r); /* closes the memfd: its pages go back to the pool */
+	hugepool_release(page_bytes_of(r), added);
+	r->hugepages_reserved = 0;
+}
+
+const struct backend_ops backend_hugetlb_2m = {
+	.name = "hugetlb-2m",
+	.description = "hugetlbfs memfd with 2 MiB pages (pool raised for the run, given back after)",
+	.probe = hugetlb_probe,
+	.setup = hugetlb_setup,
+	.attach = backend_fd_attach,
+	.detach = backend_fd_detach,
+	.teardown = hugetlb_teardown,
+};
+
+const struct backend_ops backend_hugetlb_1g = {
+	.name = "hugetlb-1g",
+	.description = "hugetlbfs memfd with 1 GiB pages (pool raised for the run, given back after)",
+	.probe = hugetlb_probe,
+	.setup = hugetlb_setup,
+	.attach = backend_fd_attach,
+	.detach = backend_fd_detach,
+	.teardown = hugetlb_teardown,
+};

@@ -1,0 +1,117 @@
+/* backend_map.c - fixed-address mapping shared by the backends. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "backend_map.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+#ifndef STATX_ATTR_DAX
+#define STATX_ATTR_DAX 0x00200000
+#endif
+
+int backend_map_fixed(struct region *r, int fd, char *err, size_t err_len)
+{
+	int prot = PROT_READ | (r->read_only ? 0 : PROT_WRITE);
+	int flags = MAP_SHARED | MAP_FIXED_NOREPLACE | (fd < 0 ? MAP_ANONYMOUS : 0);
+	void *want = (void *)r->addr;
+	void *p = mmap(want, r->size, prot, flags, fd, 0);
+
+	if (p == MAP_FAILED) {
+		snprintf(err, err_len, "mmap of %zu bytes at %p failed: %s%s", r->size, want, strerror(errno),
+			 errno == EEXIST ? " (something is already mapped there; try another --addr)" : "");
+		return -1;
+	}
+	if (p != want) { /* a kernel without MAP_FIXED_NOREPLACE treats it as a hint */
+		munmap(p, r->size);
+		snprintf(err, err_len, "the kernel placed the region at %p instead of %p", p, want);
+		return -1;
+	}
+	if (r->page == PAGE_MODE_4K && madvise(p, r->size, MADV_NOHUGEPAGE) != 0) {
+		snprintf(err, err_len, "madvise(MADV_NOHUGEPAGE) failed: %s", strerror(errno));
+		munmap(p, r->size);
+		return -1;
+	}
+	r->base = p;
+	return 0;
+}
+
+int backend_unmap(struct region *r, char *err, size_t err_len)
+{
+	if (!r->base)
+		return 0;
+	if (munmap(r->base, r->size) != 0) {
+		snprintf(err, err_len, "munmap failed: %s", strerror(errno));
+		return -1;
+	}
+	r->base = NULL;
+	return 0;
+}
+
+void backend_fs_name(int fd, char *out, size_t len)
+{
+	static const struct { long magic; const char *name; } known[] = {
+		{ 0x01021994, "tmpfs" }, { 0xEF53, "ext4" }, { 0x58465342, "xfs" },
+		{ 0x958458f6, "hugetlbfs" }, { 0x9123683E, "btrfs" }, { 0x6969, "nfs" },
+		{ 0x794c7630, "overlayfs" }, { 0x2fc12fc1, "zfs" },
+	};
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) != 0) {
+		snprintf(out, len, "unknown");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if ((long)sf.f_type == known[i].magic) {
+			snprintf(out, len, "%s", known[i].name);
+			return;
+		}
+	snprintf(out, len, "0x%lx", (unsigned long)sf.f_type);
+}
+
+bool backend_fd_is_dax(int fd)
+{
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &sx) != 0)
+		return false;
+	return (sx.stx_attributes_mask & STATX_ATTR_DAX) && (sx.stx_attributes & STATX_ATTR_DAX);
+}
+
+int backend_fd_attach(struct region *r, char *err, size_t err_len)
+{
+	struct fd_backing *b = r->backend_private;
+
+	if (!b || b->fd < 0) {
+		snprintf(err, err_len, "backend %s was not set up", r->backend_name);
+		return -1;
+	}
+	return backend_map_fixed(r, b->fd, err, err_len);
+}
+
+int backend_fd_detach(struct region *r, char *err, size_t err_len)
+{
+	return backend_unmap(r, err, err_len);
+}
+
+void backend_fd_teardown(struct region *r)
+{
+	struct fd_backing *b = r->backend_private;
+
+	if (!b)
+		return;
+	if (b->fd >= 0)
+		close(b->fd);
+	if (b->unlink_path[0])
+		unlink(b->unlink_path);
+	free(b);
+	r->backend_private = NULL;
+}

@@ -1,0 +1,31 @@
+/* backend_map.h - what file-backed backends share: mapping a descriptor
+ * at the region's fixed address, and naming the filesystem under it. */
+#ifndef MSHARE_BENCH_BACKEND_MAP_H
+#define MSHARE_BENCH_BACKEND_MAP_H
+
+#include <stddef.h>
+
+#include "backend.h"
+
+/* Per-run state of a descriptor-backed backend (backend_private). */
+struct fd_backing {
+	int fd;
+	char unlink_path[256]; /* file to remove at teardown, or "" */
+};
+
+/* mmap fd (or anonymous memory when fd < 0) at r->addr with
+ * MAP_FIXED_NOREPLACE, then apply r->page. Sets r->base. */
+int backend_map_fixed(struct region *r, int fd, char *err, size_t err_len);
+/* munmap r->base; clears it. */
+int backend_unmap(struct region *r, char *err, size_t err_len);
+/* Name of the filesystem holding fd ("tmpfs", "ext4", "xfs", ...). */
+void backend_fs_name(int fd, char *out, size_t len);
+/* STATX_ATTR_DAX of fd. */
+bool backend_fd_is_dax(int fd);
+
+/* attach/detach/teardown for backends whose state is a struct fd_backing. */
+int backend_fd_attach(struct region *r, char *err, size_t err_len);
+int backend_fd_detach(struct region *r, char *err, size_t err_len);
+void backend_fd_teardown(struct region *r);
+
+#endif

@@ -1,0 +1,76 @@
+/* backend_shm.c - MAP_SHARED of a file on tmpfs (default /dev/shm).
+ *
+ * The file is created with O_TMPFILE: it has no name, so nothing is left
+ * behind whatever way the run ends; workers inherit the descriptor and
+ * map it themselves (the parent never maps it).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend_map.h"
+
+#define SHM_DEFAULT_DIR "/dev/shm"
+
+static const char *shm_dir(const struct region *r)
+{
+	return r->path ? r->path : SHM_DEFAULT_DIR;
+}
+
+static int shm_probe(const struct region *r, char *why, size_t why_len)
+{
+	struct stat st;
+	const char *dir = shm_dir(r);
+
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, why_len, "%s is not a directory", dir);
+		return -1;
+	}
+	if (access(dir, W_OK) != 0) {
+		snprintf(why, why_len, "%s is not writable: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int shm_setup(struct region *r, char *err, size_t err_len)
+{
+	const char *dir = shm_dir(r);
+	struct fd_backing *b = calloc(1, sizeof(*b));
+
+	if (!b) {
+		snprintf(err, err_len, "out of memory");
+		return -1;
+	}
+	b->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	r->backend_private = b;
+	if (b->fd < 0) {
+		snprintf(err, err_len, "cannot create a file in %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (ftruncate(b->fd, (off_t)r->size) != 0) {
+		snprintf(err, err_len, "cannot size the file in %s to %zu bytes: %s", dir, r->size, strerror(errno));
+		return -1;
+	}
+	/* Workers inherit the descriptor across fork; exec is never used. */
+	fcntl(b->fd, F_SETFD, 0);
+	r->backend_page_bytes = 4096;
+	backend_fs_name(b->fd, r->fs_type, sizeof(r->fs_type));
+	r->dax = backend_fd_is_dax(b->fd);
+	snprintf(r->backing, sizeof(r->backing), "%s (unnamed O_TMPFILE)", dir);
+	return 0;
+}
+
+const struct backend_ops backend_shm = {
+	.name = "shm",
+	.description = "MAP_SHARED of a file on tmpfs (default /dev/shm, or --path DIR)",
+	.probe = shm_probe,
+	.setup = shm_setup,
+	.attach = backend_fd_attach,
+	.detach = backend_fd_detach,
+	.teardown = backend_fd_teardown,
+};

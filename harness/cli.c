@@ -1,0 +1,229 @@
+/* cli.c - parsing `mshare-bench run` options and its --help. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "parse.h"
+
+#define MAX_WORKERS 4000000u
+
+void cli_usage(FILE *out)
+{
+	fprintf(out,
+"usage: mshare-bench run --backend B --workers N --size S --workload W [options]\n"
+"       mshare-bench backends      list backends and whether each is usable here\n"
+"       mshare-bench workloads     list workloads and their options\n"
+"       mshare-bench plan ...      capacity planner\n"
+"       mshare-bench selftest-bench [--workers N] [--size S]   harness overhead figures\n"
+"\n"
+"run: fork N workers that each map one shared region at a fixed address, run a\n"
+"workload on it, and measure page-table memory and first-touch fault latency.\n"
+"\n"
+"  --backend B      shm, file, anon, hugetlb-2m, hugetlb-1g (see `backends`)\n"
+"  --workers N      number of worker processes (1 and up)\n"
+"  --size S         region size: bytes or 4K, 256M, 1G, 300G (binary units);\n"
+"                   a multiple of the backend's page size\n"
+"  --workload W     touch, pt-footprint, ... (see `workloads`)\n"
+"  --path P         shm: directory (default /dev/shm); file: FILE or DIR\n"
+"  --addr A         region address (hex, or a size like 2T); default 0x20000000000\n"
+"                   (2 TiB). Without --addr the address must be 512 GiB-aligned.\n"
+"  --page 4k|any    4k: base pages only (MADV_NOHUGEPAGE); any: the kernel\n"
+"                   chooses (default). The page size obtained is measured.\n"
+"  --write          touch pages by writing (default: reading)\n"
+"  --seed N         base of the per-worker seeds (default %d)\n"
+"  --duration D     time budget of workloads with operations: 10s, 500ms, 2m\n"
+"                   (default 10s when neither --duration nor --ops is given)\n"
+"  --ops N          operation budget per worker\n"
+"  --out FILE       write the JSON record to FILE (a CSV file with header if\n"
+"                   FILE ends in .csv); atomic, never over an existing file.\n"
+"                   Without --out the JSON record goes to stdout.\n"
+"  --csv FILE       also append the record as one CSV row to FILE (header\n"
+"                   written when FILE is new)\n"
+"  --skip-memory-check  do not refuse runs whose expected page tables exceed\n"
+"                   MemAvailable (to provoke the OOM killer on purpose)\n"
+"  --quiet          no human summary on stderr\n"
+"  --<param> VALUE  the selected workload's own options (see `workloads`)\n"
+"\n"
+"Exit status: 0 record written; 1 error, nothing written; 2 bad input;\n"
+"3 record written but some workers failed; 130/143 interrupted (no record).\n",
+		DEFAULT_SEED);
+}
+
+/* Value of option i: "--name=value" or "--name value". */
+static const char *option_value(int argc, char **argv, int *i, const char *eq, char *err, size_t err_len)
+{
+	if (eq)
+		return eq + 1;
+	if (*i + 1 >= argc) {
+		snprintf(err, err_len, "option %s needs a value", argv[*i]);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size_t err_len)
+{
+	const char *backend = NULL, *workload = NULL, *workers = NULL, *size = NULL;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->addr = DEFAULT_REGION_ADDR;
+	cfg->seed = DEFAULT_SEED;
+	cfg->page = PAGE_MODE_ANY;
+
+	/* First pass: which workload, so its options can be recognised. */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			cli_usage(stdout);
+			return 1;
+		}
+		if (strncmp(argv[i], "--workload=", 11) == 0)
+			workload = argv[i] + 11;
+		else if (strcmp(argv[i], "--workload") == 0 && i + 1 < argc)
+			workload = argv[i + 1];
+	}
+	if (workload) {
+		cfg->workload = workload_find(workload);
+		if (!cfg->workload) {
+			snprintf(err, err_len, "unknown workload '%s' (see `mshare-bench workloads`)", workload);
+			return -1;
+		}
+		for (int p = 0; p < WORKLOAD_MAX_PARAMS && cfg->workload->params[p].name; p++)
+			cfg->param_values[p] = cfg->workload->params[p].default_value;
+	}
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		if (strncmp(arg, "--", 2) != 0) {
+			snprintf(err, err_len, "unexpected argument '%s' (options start with --)", arg);
+			return -1;
+		}
+		const char *eq = strchr(arg, '=');
+		size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+		char name[64];
+		if (nlen - 2 >= sizeof(name)) {
+			snprintf(err, err_len, "unknown option '%s'", arg);
+			return -1;
+		}
+		memcpy(name, arg + 2, nlen - 2);
+		name[nlen - 2] = '\0';
+
+		/* Flags first. */
+		if (strcmp(name, "write") == 0 || strcmp(name, "skip-memory-check") == 0 ||
+		    strcmp(name, "quiet") == 0) {
+			if (eq) {
+				snprintf(err, err_len, "option --%s takes no value", name);
+				return -1;
+			}
+			if (name[0] == 'w')
+				cfg->write = true;
+			else if (name[0] == 's')
+				cfg->skip_memory_check = true;
+			else
+				cfg->quiet = true;
+			continue;
+		}
+		const char *v = option_value(argc, argv, &i, eq, err, err_len);
+		if (!v)
+			return -1;
+		if (strcmp(name, "backend") == 0) backend = v;
+		else if (strcmp(name, "workload") == 0) workload = v;
+		else if (strcmp(name, "workers") == 0) workers = v;
+		else if (strcmp(name, "size") == 0) size = v;
+		else if (strcmp(name, "path") == 0) cfg->path = v;
+		else if (strcmp(name, "out") == 0) cfg->out = v;
+		else if (strcmp(name, "csv") == 0) cfg->csv = v;
+		else if (strcmp(name, "addr") == 0) {
+			if (parse_addr(v, &cfg->addr, err, err_len))
+				return -1;
+			cfg->addr_given = true;
+		} else if (strcmp(name, "page") == 0) {
+			if (strcmp(v, "4k") == 0 || strcmp(v, "4K") == 0)
+				cfg->page = PAGE_MODE_4K;
+			else if (strcmp(v, "any") == 0)
+				cfg->page = PAGE_MODE_ANY;
+			else {
+				snprintf(err, err_len, "--page '%s' is not 4k or any", v);
+				return -1;
+			}
+		} else if (strcmp(name, "seed") == 0) {
+			if (parse_u64(v, &cfg->seed, err, err_len)) {
+				snprintf(err, err_len, "--seed '%s' is not a non-negative integer", v);
+				return -1;
+			}
+		} else if (strcmp(name, "duration") == 0) {
+			if (parse_duration_ns(v, &cfg->duration_ns, err, err_len))
+				return -1;
+			cfg->duration_given = true;
+		} else if (strcmp(name, "ops") == 0) {
+			if (parse_u64(v, &cfg->max_ops, err, err_len) || cfg->max_ops == 0) {
+				snprintf(err, err_len, "--ops '%s' is not a positive integer", v);
+				return -1;
+			}
+		} else {
+			int p = -1;
+			for (int k = 0; cfg->workload && k < WORKLOAD_MAX_PARAMS && cfg->workload->params[k].name; k++)
+				if (strcmp(cfg->workload->params[k].name, name) == 0)
+					p = k;
+			if (p < 0) {
+				snprintf(err, err_len, "unknown option '--%s'%s%s%s", name,
+					 cfg->workload ? " for workload " : "", cfg->workload ? cfg->workload->name : "",
+					 cfg->workload ? " (see `mshare-bench workloads`)" : "");
+				return -1;
+			}
+			cfg->param_values[p] = v;
+			cfg->param_given[p] = true;
+		}
+	}
+
+	if (!backend || !workers || !size || !workload) {
+		snprintf(err, err_len, "run needs --backend, --workers, --size and --workload (missing %s)",
+			 !backend ? "--backend" : !workers ? "--workers" : !size ? "--size" : "--workload");
+		return -1;
+	}
+	cfg->backend = backend_find(backend);
+	if (!cfg->backend) {
+		snprintf(err, err_len, "unknown backend '%s' (see `mshare-bench backends`)", backend);
+		return -1;
+	}
+	uint64_t n;
+	if (parse_u64(workers, &n, err, err_len) || n == 0 || n > MAX_WORKERS) {
+		snprintf(err, err_len, "--workers '%s' is not a number from 1 to %u", workers, MAX_WORKERS);
+		return -1;
+	}
+	cfg->workers = (unsigned)n;
+	if (parse_size(size, &cfg->size, err, err_len)) {
+		char inner[200];
+		snprintf(inner, sizeof(inner), "%s", err);
+		snprintf(err, err_len, "--size: %s", inner);
+		return -1;
+	}
+	if (cfg->size % 4096) {
+		snprintf(err, err_len, "--size '%s' is not a multiple of the 4 KiB page size", size);
+		return -1;
+	}
+	if (cfg->addr % 4096) {
+		snprintf(err, err_len, "--addr 0x%llx is not page-aligned", (unsigned long long)cfg->addr);
+		return -1;
+	}
+	if (!cfg->addr_given && cfg->addr % REGION_ALIGN) {
+		snprintf(err, err_len, "region address 0x%llx is not 512 GiB-aligned", (unsigned long long)cfg->addr);
+		return -1;
+	}
+	/* x86-64 user space with 4-level paging ends at 128 TiB. */
+	const uint64_t user_top = 1ull << 47;
+	if (cfg->addr == 0 || cfg->addr >= user_top || cfg->size > user_top - cfg->addr) {
+		snprintf(err, err_len, "region 0x%llx + %s does not fit in the 128 TiB user address space",
+			 (unsigned long long)cfg->addr, size);
+		return -1;
+	}
+	if (!cfg->duration_given && !cfg->max_ops)
+		cfg->duration_ns = DEFAULT_DURATION_NS;
+	struct stat st;
+	if (cfg->out && (lstat(cfg->out, &st) == 0)) {
+		snprintf(err, err_len, "--out %s already exists; refusing to overwrite it", cfg->out);
+		return -1;
+	}
+	return 0;
+}

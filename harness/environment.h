@@ -1,0 +1,17 @@
+/* environment.h - where a run happened, written as the record's
+ * "environment" object. */
+#ifndef MSHARE_BENCH_ENVIRONMENT_H
+#define MSHARE_BENCH_ENVIRONMENT_H
+
+#include "json.h"
+
+/* Present on the benchmark VM only (its init creates it). */
+#define GUEST_MARKER_PATH "/etc/mshare-bench-guest"
+
+/* "host" or "guest". */
+const char *environment_platform(void);
+/* The tool's version (git describe at build time). */
+const char *environment_version(void);
+void environment_write_json(struct json_writer *w);
+
+#endif

@@ -1,0 +1,24 @@
+/* parse.h - strict parsing of command-line numbers, sizes, durations.
+ *
+ * Every parser rejects garbage, trailing characters, overflow and (where
+ * it matters) zero, and writes a message naming the bad value into err[].
+ */
+#ifndef MSHARE_BENCH_PARSE_H
+#define MSHARE_BENCH_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "4096", "4K", "256M", "1G", "300G", "2T" (binary units; an optional
+ * trailing "B" or "iB" is accepted). Zero is rejected. */
+int parse_size(const char *s, uint64_t *out, char *err, size_t err_len);
+/* Unsigned decimal integer (or 0x hex), no suffix. */
+int parse_u64(const char *s, uint64_t *out, char *err, size_t err_len);
+/* "10s", "500ms", "2m", "1h", "250us", or a plain number of seconds. */
+int parse_duration_ns(const char *s, uint64_t *out, char *err, size_t err_len);
+/* Virtual address: "0x20000000000" or a size such as "2T". */
+int parse_addr(const char *s, uint64_t *out, char *err, size_t err_len);
+/* Human form of a byte count ("256 MiB", "1.50 GiB") into buf. */
+const char *format_bytes(uint64_t bytes, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,510 @@
+/* record.c - the run record: JSON (schema_version 1), the same as a CSV
+ * row, and a human summary on stderr.
+ *
+ * Files are written atomically: into a temporary file in the target's
+ * directory, then renamed with RENAME_NOREPLACE, so a record is either
+ * complete or absent and an existing file is never replaced.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "csv.h"
+#include "environment.h"
+#include "json.h"
+#include "parse.h"
+#include "run.h"
+
+#define SCHEMA_VERSION 1
+
+static double secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Merged figures over all workers that published them. */
+struct merged {
+	struct workload_slot slot;
+	uint64_t minflt, majflt;
+	uint64_t attach_sum, attach_max, detach_sum, detach_max, barrier_sum, barrier_max, run_sum, run_max;
+	unsigned published;   /* workers that reached the parked point */
+	unsigned detached;
+	/* Page tables (VmPTE view), over workers measured at both points. */
+	uint64_t vmpte_sum, vmpte_baseline_sum, region_sum;
+	unsigned vmpte_workers;
+	int64_t region_min, region_max;
+	char first_error[200];
+};
+
+static void merge(const struct run_state *rs, struct merged *m, const struct workload_ops *wl)
+{
+	memset(m, 0, sizeof(*m));
+	histogram_init(&m->slot.fault_ns);
+	histogram_init(&m->slot.op_ns);
+	m->region_min = INT64_MAX;
+	for (unsigned i = 0; i < rs->forked; i++) {
+		const struct worker_area *wa = &rs->area.workers[i];
+		const struct worker_figures *f = &wa->fig;
+		if (f->error[0] && !m->first_error[0])
+			snprintf(m->first_error, sizeof(m->first_error), "worker %u: %s", i, f->error);
+		if (f->phase < PHASE_DONE || f->phase == PHASE_FAILED)
+			continue;
+		m->published++;
+		histogram_merge(&m->slot.fault_ns, &wa->slot.fault_ns);
+		histogram_merge(&m->slot.op_ns, &wa->slot.op_ns);
+		m->slot.pages_touched += wa->slot.pages_touched;
+		m->slot.ops += wa->slot.ops;
+		m->slot.bytes += wa->slot.bytes;
+		for (int c = 0; c < WORKLOAD_MAX_COUNTERS && wl->counter_names[c]; c++)
+			m->slot.counters[c] += wa->slot.counters[c];
+		m->minflt += f->minflt;
+		m->majflt += f->majflt;
+		m->attach_sum += f->attach_ns;
+		m->barrier_sum += f->barrier_wait_ns;
+		m->run_sum += wa->slot.run_ns;
+		if (f->attach_ns > m->attach_max) m->attach_max = f->attach_ns;
+		if (f->barrier_wait_ns > m->barrier_max) m->barrier_max = f->barrier_wait_ns;
+		if (wa->slot.run_ns > m->run_max) m->run_max = wa->slot.run_ns;
+		if (f->phase == PHASE_DETACHED) {
+			m->detached++;
+			m->detach_sum += f->detach_ns;
+			if (f->detach_ns > m->detach_max) m->detach_max = f->detach_ns;
+		}
+		if (rs->vmpte_baseline[i] >= 0 && rs->vmpte_parked[i] >= 0) {
+			int64_t region = rs->vmpte_parked[i] - rs->vmpte_baseline[i];
+			m->vmpte_workers++;
+			m->vmpte_sum += (uint64_t)rs->vmpte_parked[i];
+			m->vmpte_baseline_sum += (uint64_t)rs->vmpte_baseline[i];
+			m->region_sum += (uint64_t)(region > 0 ? region : 0);
+			if (region < m->region_min) m->region_min = region;
+			if (region > m->region_max) m->region_max = region;
+		}
+	}
+	if (m->region_min == INT64_MAX)
+		m->region_min = 0;
+}
+
+static void write_histogram(struct json_writer *w, const char *key, const struct histogram *h, bool p9999)
+{
+	json_begin_object(w, key);
+	json_key_u64(w, "count", h->count);
+	json_key_double(w, "mean", histogram_mean(h));
+	json_key_u64(w, "min", h->count ? h->min : 0);
+	json_key_u64(w, "p50", histogram_percentile(h, 50));
+	json_key_u64(w, "p90", histogram_percentile(h, 90));
+	json_key_u64(w, "p99", histogram_percentile(h, 99));
+	json_key_u64(w, "p999", histogram_percentile(h, 99.9));
+	if (p9999)
+		json_key_u64(w, "p9999", histogram_percentile(h, 99.99));
+	json_key_u64(w, "max", h->max);
+	json_end_object(w);
+}
+
+/* The page size the region actually got, from the smaps of one worker. */
+static void page_size_obtained(const struct run_state *rs, uint64_t *bytes, const char **source, bool *mixed)
+{
+	const struct smaps_region *s = &rs->smaps;
+	uint64_t pmd = s->shmem_pmd_bytes + s->file_pmd_bytes + s->anon_huge_bytes;
+
+	*mixed = false;
+	if (rs->smaps_worker < 0) {
+		*bytes = 0;
+		*source = "unavailable (no worker's smaps could be read)";
+	} else if (s->kernel_page_bytes > 4096) {
+		*bytes = s->kernel_page_bytes;
+		*source = "smaps KernelPageSize";
+	} else if (pmd > 0) {
+		*bytes = 2u << 20;
+		*source = s->shmem_pmd_bytes ? "smaps ShmemPmdMapped" : s->file_pmd_bytes ? "smaps FilePmdMapped"
+											  : "smaps AnonHugePages";
+		*mixed = pmd < s->rss_bytes;
+	} else {
+		*bytes = s->kernel_page_bytes ? s->kernel_page_bytes : 4096;
+		*source = "smaps KernelPageSize, no PMD-mapped memory";
+	}
+}
+
+static void write_record(struct json_writer *w, const struct run_state *rs, const struct merged *m)
+{
+	const struct run_config *cfg = &rs->cfg;
+	const struct region *r = &rs->region;
+	const struct workload_ops *wl = cfg->workload;
+	char buf[64];
+
+	json_begin_object(w, NULL);
+	json_key_u64(w, "schema_version", SCHEMA_VERSION);
+	json_key_string(w, "tool", "mshare-bench");
+
+	json_begin_object(w, "config");
+	json_key_string(w, "backend", cfg->backend->name);
+	json_key_u64(w, "workers", cfg->workers);
+	json_key_u64(w, "size_bytes", cfg->size);
+	json_key_string(w, "workload", wl->name);
+	json_key_string(w, "page_mode", cfg->page == PAGE_MODE_4K ? "4k" : "any");
+	json_key_bool(w, "write", cfg->write);
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)cfg->addr);
+	json_key_string(w, "addr", buf);
+	json_key_string(w, "path", cfg->path);
+	json_key_u64(w, "seed", cfg->seed);
+	json_key_double(w, "duration_s", cfg->duration_ns ? secs(cfg->duration_ns) : 0);
+	json_key_u64(w, "ops", cfg->max_ops);
+	json_begin_object(w, "params");
+	for (int p = 0; p < WORKLOAD_MAX_PARAMS && wl->params[p].name; p++)
+		json_key_string(w, wl->params[p].name, cfg->param_values[p]);
+	json_end_object(w);
+	json_end_object(w);
+
+	environment_write_json(w);
+
+	const struct preflight_figures *pf = &rs->preflight;
+	json_begin_object(w, "preflight");
+	json_key_i64(w, "pid_max", pf->pid_max);
+	json_key_i64(w, "threads_max", pf->threads_max);
+	json_key_i64(w, "tasks_before", pf->tasks_now);
+	json_key_i64(w, "nproc_soft", pf->nproc_soft);
+	json_key_i64(w, "nproc_hard", pf->nproc_hard);
+	json_key_bool(w, "nproc_raised", pf->nproc_raised);
+	json_key_i64(w, "max_map_count", pf->max_map_count);
+	json_key_i64(w, "mem_available_bytes", pf->mem_available_bytes);
+	json_key_u64(w, "estimated_bytes", pf->expected_total_bytes);
+	json_key_string(w, "estimate", "region pages x 8 B + 256 KiB per worker (an estimate for the check, not a measurement)");
+	json_end_object(w);
+
+	json_begin_object(w, "results");
+	uint64_t page_bytes;
+	const char *page_source;
+	bool mixed;
+	page_size_obtained(rs, &page_bytes, &page_source, &mixed);
+	json_key_u64(w, "page_size_bytes", page_bytes);
+	json_key_string(w, "page_size_source", page_source);
+	json_key_bool(w, "page_size_mixed", mixed);
+	json_key_u64(w, "backend_page_bytes", r->backend_page_bytes);
+	json_key_bool(w, "dax", r->dax);
+	json_key_string(w, "backing", r->backing);
+	json_key_string(w, "fs_type", r->fs_type);
+	json_key_i64(w, "hugepages_added_to_pool", r->hugepages_reserved);
+
+	json_begin_object(w, "smaps");
+	json_key_i64(w, "worker", rs->smaps_worker);
+	json_key_u64(w, "rss_bytes", rs->smaps.rss_bytes);
+	json_key_u64(w, "kernel_page_bytes", rs->smaps.kernel_page_bytes);
+	json_key_u64(w, "mmu_page_bytes", rs->smaps.mmu_page_bytes);
+	json_key_u64(w, "shmem_pmd_mapped_bytes", rs->smaps.shmem_pmd_bytes);
+	json_key_u64(w, "file_pmd_mapped_bytes", rs->smaps.file_pmd_bytes);
+	json_key_u64(w, "anon_huge_bytes", rs->smaps.anon_huge_bytes);
+	json_key_string(w, "vmflags", rs->smaps.vmflags);
+	json_end_object(w);
+
+	double gib = (double)cfg->size / (double)(1ull << 30);
+	double per_worker = m->vmpte_workers ? (double)m->region_sum / m->vmpte_workers : 0;
+	json_begin_object(w, "pagetables");
+	json_key_i64(w, "meminfo_before_bytes", rs->meminfo_before);
+	json_key_i64(w, "meminfo_baseline_bytes", rs->meminfo_baseline);
+	json_key_i64(w, "meminfo_parked_bytes", rs->meminfo_parked);
+	json_key_i64(w, "meminfo_delta_bytes", rs->meminfo_parked - rs->meminfo_baseline);
+	json_key_i64(w, "meminfo_delta_from_before_bytes", rs->meminfo_parked - rs->meminfo_before);
+	json_key_u64(w, "vmpte_sum_bytes", m->vmpte_sum);
+	json_key_u64(w, "vmpte_baseline_sum_bytes", m->vmpte_baseline_sum);
+	json_key_double(w, "vmpte_baseline_per_worker_bytes",
+			m->vmpte_workers ? (double)m->vmpte_baseline_sum / m->vmpte_workers : 0);
+	json_key_u64(w, "vmpte_workers", m->vmpte_workers);
+	json_key_u64(w, "region_bytes_total", m->region_sum);
+	json_key_double(w, "region_bytes_per_worker", per_worker);
+	json_key_i64(w, "region_bytes_per_worker_min", m->region_min);
+	json_key_i64(w, "region_bytes_per_worker_max", m->region_max);
+	json_key_double(w, "region_bytes_per_worker_per_gib", gib > 0 ? per_worker / gib : 0);
+	json_key_string(w, "views",
+			"meminfo_*: /proc/meminfo PageTables, system-wide, each page-table page counted once "
+			"(includes any other process's changes); meminfo_delta_bytes = parked - baseline "
+			"(all workers attached, region untouched), meminfo_delta_from_before_bytes = parked - before "
+			"the first fork (adds the workers' own process page tables); vmpte_*: sum of per-process "
+			"VmPTE from /proc/<pid>/status, a page-table page shared by N processes counted N times; "
+			"region_bytes_*: per worker VmPTE at the parked point minus the same worker's VmPTE with "
+			"the region mapped but untouched");
+	json_end_object(w);
+
+	write_histogram(w, "fault_latency_ns", &m->slot.fault_ns, true);
+	json_key_u64(w, "timer_overhead_ns", rs->timer_overhead_ns);
+	json_key_u64(w, "timer_overhead_min_ns", rs->timer_overhead_min_ns);
+	json_key_string(w, "clock", BENCH_CLOCK_NAME);
+	json_key_string(w, "fault_latency_includes",
+			"one access between two clock reads: the fault plus one timer overhead");
+
+	json_begin_object(w, "faults");
+	json_key_u64(w, "minflt", m->minflt);
+	json_key_u64(w, "majflt", m->majflt);
+	json_key_u64(w, "pages_touched", m->slot.pages_touched);
+	uint64_t flt = m->minflt + m->majflt;
+	json_key_double(w, "pages_per_fault", flt ? (double)m->slot.pages_touched / (double)flt : 0);
+	json_key_string(w, "scope", "getrusage of each worker around the workload only, summed");
+	json_end_object(w);
+
+	bool oom = rs->oom_kill_after > rs->oom_kill_before;
+	json_key_u64(w, "oom_killed", oom ? rs->oom_suspects : 0);
+	json_key_u64(w, "sigkilled_not_oom", oom ? 0 : rs->oom_suspects);
+	json_key_i64(w, "oom_kill_vmstat_delta",
+		     rs->oom_kill_before >= 0 ? rs->oom_kill_after - rs->oom_kill_before : -1);
+	json_key_u64(w, "first_kill_at_workers", rs->oom_suspects ? rs->first_kill_at : 0);
+	json_key_u64(w, "workers_started", rs->forked);
+	json_key_u64(w, "workers_measured", m->published);
+	json_key_u64(w, "workers_failed", rs->failed);
+	json_key_u64(w, "workers_crashed", rs->crashed);
+	json_begin_object(w, "worker_signals");
+	for (int s = 1; s < 65; s++)
+		if (rs->signal_counts[s] && !(s == SIGKILL && rs->killing))
+			json_key_u64(w, sigabbrev_np(s) ? sigabbrev_np(s) : "unknown", rs->signal_counts[s]);
+	json_end_object(w);
+	json_key_string(w, "fork_error", rs->fork_error[0] ? rs->fork_error : NULL);
+	json_key_string(w, "first_worker_error", m->first_error[0] ? m->first_error : NULL);
+
+	unsigned n = m->published ? m->published : 1;
+	json_begin_object(w, "time_s");
+	json_key_double(w, "setup", secs(rs->t_setup_done - rs->t_start));
+	json_key_double(w, "fork", secs(rs->t_fork_end - rs->t_setup_done));
+	json_key_double(w, "barrier", secs(rs->t_all_ready - rs->t_setup_done));
+	json_key_double(w, "attach", secs(m->attach_sum / n));
+	json_key_double(w, "attach_max", secs(m->attach_max));
+	json_key_double(w, "barrier_wait", secs(m->barrier_sum / n));
+	json_key_double(w, "baseline_measure", secs(rs->t_released - rs->t_all_ready));
+	json_key_double(w, "touch", secs(rs->t_all_done - rs->t_released));
+	json_key_double(w, "touch_per_worker", secs(m->run_sum / n));
+	json_key_double(w, "touch_per_worker_max", secs(m->run_max));
+	json_key_double(w, "parked_measure", secs(rs->t_measured - rs->t_all_done));
+	json_key_double(w, "detach", secs(m->detached ? m->detach_sum / m->detached : 0));
+	json_key_double(w, "detach_max", secs(m->detach_max));
+	json_key_double(w, "exit", secs(rs->t_all_reaped - rs->t_measured));
+	json_key_double(w, "total", secs(rs->t_all_reaped - rs->t_start));
+	json_key_string(w, "meaning",
+			"barrier: end of setup to every worker attached; attach, barrier_wait, touch_per_worker, "
+			"detach: mean per worker (and _max); touch: release to every worker parked; total: setup to "
+			"every worker reaped");
+	json_end_object(w);
+
+	double wall = secs(rs->t_all_done - rs->t_released);
+	json_begin_object(w, "workload");
+	json_key_string(w, "name", wl->name);
+	json_begin_object(w, "params");
+	for (int p = 0; p < WORKLOAD_MAX_PARAMS && wl->params[p].name; p++)
+		json_key_string(w, wl->params[p].name, cfg->param_values[p]);
+	json_end_object(w);
+	json_key_u64(w, "ops", m->slot.ops);
+	json_key_double(w, "ops_per_s", wall > 0 ? (double)m->slot.ops / wall : 0);
+	json_key_u64(w, "bytes", m->slot.bytes);
+	write_histogram(w, "op_latency_ns", &m->slot.op_ns, false);
+	json_begin_object(w, "counters");
+	for (int c = 0; c < WORKLOAD_MAX_COUNTERS && wl->counter_names[c]; c++)
+		json_key_u64(w, wl->counter_names[c], m->slot.counters[c]);
+	json_end_object(w);
+	if (wl->report)
+		wl->report(w, &m->slot, cfg->param_values, m->published, wall);
+	json_end_object(w);
+
+	json_end_object(w); /* results */
+	json_end_object(w);
+}
+
+/* Write data to a new temporary file beside path, then rename it to path
+ * unless path exists. */
+static int write_new_file(const char *path, const char *data, size_t len, volatile sig_atomic_t *stop,
+			  char *err, size_t err_len)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, err_len, "cannot create %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	size_t off = 0;
+	while (off < len) {
+		ssize_t n = write(fd, data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	if (fsync(fd) != 0 || close(fd) != 0 || *stop) {
+		if (!*stop)
+			snprintf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) != 0) {
+		int e = errno;
+		if (e == EINVAL && link(tmp, path) == 0) { /* filesystem without RENAME_NOREPLACE */
+			unlink(tmp);
+			return 0;
+		}
+		if (e == EINVAL)
+			e = errno;
+		unlink(tmp);
+		snprintf(err, err_len, "cannot create %s: %s%s", path, strerror(e),
+			 e == EEXIST ? " (it appeared during the run; not overwritten)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* Append one row to a CSV file, with the header when the file is new;
+ * refuse a file whose header has other columns. */
+static int append_csv(const char *path, const struct json_writer *jw, char *err, size_t err_len)
+{
+	char *header = NULL, *row = NULL;
+	size_t hlen = 0, rlen = 0;
+	FILE *hf = open_memstream(&header, &hlen), *rf = open_memstream(&row, &rlen);
+	int rc = -1;
+
+	if (!hf || !rf) {
+		snprintf(err, err_len, "out of memory");
+		goto out;
+	}
+	csv_write_header(hf, jw);
+	csv_write_row(rf, jw);
+	fclose(hf);
+	fclose(rf);
+	hf = rf = NULL;
+
+	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, err_len, "cannot open --csv %s: %s", path, strerror(errno));
+		goto out;
+	}
+	flock(fd, LOCK_EX);
+	struct stat st;
+	fstat(fd, &st);
+	if (st.st_size > 0) {
+		char *have = malloc(hlen + 1);
+		ssize_t got = have ? pread(fd, have, hlen, 0) : -1;
+		if (got != (ssize_t)hlen || memcmp(have, header, hlen) != 0) {
+			snprintf(err, err_len, "--csv %s has other columns than this run's record; use a new file", path);
+			free(have);
+			close(fd);
+			goto out;
+		}
+		free(have);
+	} else if (write(fd, header, hlen) != (ssize_t)hlen) {
+		snprintf(err, err_len, "cannot write --csv %s: %s", path, strerror(errno));
+		close(fd);
+		goto out;
+	}
+	if (write(fd, row, rlen) != (ssize_t)rlen) {
+		snprintf(err, err_len, "cannot write --csv %s: %s", path, strerror(errno));
+		close(fd);
+		goto out;
+	}
+	close(fd);
+	rc = 0;
+out:
+	if (hf)
+		fclose(hf);
+	if (rf)
+		fclose(rf);
+	free(header);
+	free(row);
+	return rc;
+}
+
+static void summary(const struct run_state *rs, const struct merged *m)
+{
+	const struct run_config *cfg = &rs->cfg;
+	char a[32], b[32], c[32];
+	uint64_t page;
+	const char *src;
+	bool mixed;
+
+	page_size_obtained(rs, &page, &src, &mixed);
+	double per_worker = m->vmpte_workers ? (double)m->region_sum / m->vmpte_workers : 0;
+	fprintf(stderr, "mshare-bench: %s, %u workers, %s region, %s, pages obtained: %s%s (%s)\n",
+		cfg->backend->name, cfg->workers, format_bytes(cfg->size, a, sizeof(a)), cfg->workload->name,
+		format_bytes(page, b, sizeof(b)), mixed ? " (mixed with 4 KiB)" : "", src);
+	fprintf(stderr, "  page tables for the region: %s per worker (VmPTE minus baseline), "
+			"system view %s (PageTables delta), per-process view %s (sum of VmPTE)\n",
+		format_bytes((uint64_t)per_worker, a, sizeof(a)),
+		format_bytes((uint64_t)(rs->meminfo_parked - rs->meminfo_baseline > 0
+						? rs->meminfo_parked - rs->meminfo_baseline : 0), b, sizeof(b)),
+		format_bytes(m->vmpte_sum, c, sizeof(c)));
+	const struct histogram *h = &m->slot.fault_ns;
+	fprintf(stderr, "  first-touch latency: %llu touches, p50 %llu ns, p99 %llu ns, max %llu ns "
+			"(timer overhead %llu ns); %llu minor faults\n",
+		(unsigned long long)h->count, (unsigned long long)histogram_percentile(h, 50),
+		(unsigned long long)histogram_percentile(h, 99), (unsigned long long)h->max,
+		(unsigned long long)rs->timer_overhead_ns, (unsigned long long)m->minflt);
+	fprintf(stderr, "  time: fork+attach %.3f s, touch %.3f s, total %.3f s\n",
+		secs(rs->t_all_ready - rs->t_setup_done), secs(rs->t_all_done - rs->t_released),
+		secs(rs->t_all_reaped - rs->t_start));
+	bool oom = rs->oom_kill_after > rs->oom_kill_before;
+	if (rs->oom_suspects || rs->crashed || rs->failed || rs->fork_error[0])
+		fprintf(stderr, "  WARNING: %u of %u workers started; %u %s, %u crashed, %u failed%s%s%s\n",
+			rs->forked, cfg->workers, rs->oom_suspects, oom ? "OOM-killed" : "killed by SIGKILL",
+			rs->crashed, rs->failed, m->first_error[0] ? "; " : "", m->first_error,
+			rs->fork_error[0] ? rs->fork_error : "");
+}
+
+int record_write(struct run_state *rs, volatile sig_atomic_t *stop, char *err, size_t err_len)
+{
+	static struct merged m;
+	struct json_writer jw;
+	char *json = NULL;
+	size_t json_len = 0;
+	int rc = -1;
+
+	merge(rs, &m, rs->cfg.workload);
+	FILE *mem = open_memstream(&json, &json_len);
+	if (!mem) {
+		snprintf(err, err_len, "out of memory");
+		return -1;
+	}
+	json_init(&jw, mem);
+	write_record(&jw, rs, &m);
+	fclose(mem);
+	if (json_failed(&jw)) {
+		snprintf(err, err_len, "internal error while writing the JSON record");
+		goto out;
+	}
+	const char *out = rs->cfg.out;
+	if (out && ends_with(out, ".csv")) {
+		char *csv = NULL;
+		size_t csv_len = 0;
+		FILE *cf = open_memstream(&csv, &csv_len);
+		if (!cf)
+			goto out;
+		csv_write_header(cf, &jw);
+		csv_write_row(cf, &jw);
+		fclose(cf);
+		rc = write_new_file(out, csv, csv_len, stop, err, err_len);
+		free(csv);
+	} else if (out) {
+		rc = write_new_file(out, json, json_len, stop, err, err_len);
+	} else {
+		rc = fwrite(json, 1, json_len, stdout) == json_len && fflush(stdout) == 0 ? 0 : -1;
+		if (rc)
+			snprintf(err, err_len, "cannot write the record to stdout: %s", strerror(errno));
+	}
+	if (rc == 0 && rs->cfg.csv)
+		rc = append_csv(rs->cfg.csv, &jw, err, err_len);
+	if (rc == 0 && !rs->cfg.quiet)
+		summary(rs, &m);
+out:
+	json_free(&jw);
+	free(json);
+	return rc;
+}

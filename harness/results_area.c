@@ -1,0 +1,28 @@
+/* results_area.c - create the shared results area before forking. */
+#include <sys/mman.h>
+
+#include "results_area.h"
+
+int results_area_create(struct results_area *a, unsigned workers)
+{
+	size_t page = 4096;
+	size_t ctl = (sizeof(struct results_control) + page - 1) & ~(page - 1);
+	size_t bytes = ctl + (size_t)workers * sizeof(struct worker_area);
+
+	bytes = (bytes + page - 1) & ~(page - 1);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	a->base = p;
+	a->bytes = bytes;
+	a->control = p;
+	a->workers = (struct worker_area *)((char *)p + ctl);
+	return 0;
+}
+
+void results_area_destroy(struct results_area *a)
+{
+	if (a->base)
+		munmap(a->base, a->bytes);
+	a->base = NULL;
+}

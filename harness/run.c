@@ -1,0 +1,424 @@
+/* run.c - the parent side of `mshare-bench run`.
+ *
+ * set up the backend -> fork N workers -> wait until all are attached ->
+ * measure the baseline -> release them at once -> wait until all are
+ * parked -> measure -> let them detach and exit -> reap -> record.
+ *
+ * The parent never waits on a worker without a timeout: every wait is a
+ * futex sleep of at most WAIT_SLICE_NS followed by a non-blocking reap, so
+ * a worker that died (crash, OOM kill) is noticed and never waited for.
+ * SIGINT/SIGTERM only set a flag; the loops see it, kill and reap every
+ * worker, undo the backend's setup and exit 130/143 without a record.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "futex.h"
+#include "hugepool.h"
+#include "run.h"
+
+#define WAIT_SLICE_NS (20ull * 1000000ull)
+#define EXIT_STALL_NS (120ull * 1000000000ull) /* no worker exits for this long: kill them */
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void install_signal_handlers(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a signal must cut short the futex sleeps. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* --- pid -> worker index ------------------------------------------- */
+
+static int pid_table_init(struct run_state *rs)
+{
+	unsigned n = 1;
+	while (n < rs->cfg.workers * 2u)
+		n <<= 1;
+	rs->pid_slots = malloc(n * sizeof(int));
+	if (!rs->pid_slots)
+		return -1;
+	memset(rs->pid_slots, 0xff, n * sizeof(int)); /* -1 = empty */
+	rs->pid_slots_mask = n - 1;
+	return 0;
+}
+
+static void pid_table_add(struct run_state *rs, pid_t pid, unsigned index)
+{
+	unsigned h = ((unsigned)pid * 2654435761u) & rs->pid_slots_mask;
+	while (rs->pid_slots[h] >= 0)
+		h = (h + 1) & rs->pid_slots_mask;
+	rs->pid_slots[h] = (int)index;
+}
+
+static int pid_table_find(const struct run_state *rs, pid_t pid)
+{
+	unsigned h = ((unsigned)pid * 2654435761u) & rs->pid_slots_mask;
+	while (rs->pid_slots[h] >= 0) {
+		if (rs->pids[rs->pid_slots[h]] == pid)
+			return rs->pid_slots[h];
+		h = (h + 1) & rs->pid_slots_mask;
+	}
+	return -1;
+}
+
+/* --- reaping ---------------------------------------------------------- */
+
+static void note_exit(struct run_state *rs, unsigned i, int status)
+{
+	rs->reaped[i] = 1;
+	rs->wait_status[i] = status;
+	rs->reaped_count++;
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		if (sig > 0 && sig < 65)
+			rs->signal_counts[sig]++;
+		if (rs->killing)
+			return;
+		if (sig == SIGKILL) {
+			if (!rs->oom_suspects)
+				rs->first_kill_at = rs->forked;
+			rs->oom_suspects++;
+		} else {
+			rs->crashed++;
+		}
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+		rs->failed++;
+	}
+}
+
+/* Collect every worker that has exited, without blocking. */
+static void reap_some(struct run_state *rs)
+{
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		int i = pid_table_find(rs, pid);
+		if (i >= 0 && !rs->reaped[i])
+			note_exit(rs, (unsigned)i, status);
+	}
+}
+
+/* Kill every live worker and wait for all of them. */
+static void kill_and_reap_all(struct run_state *rs)
+{
+	rs->killing = true;
+	for (unsigned i = 0; i < rs->forked; i++)
+		if (!rs->reaped[i])
+			kill(rs->pids[i], SIGKILL);
+	for (unsigned i = 0; i < rs->forked; i++) {
+		int status;
+		if (rs->reaped[i])
+			continue;
+		while (waitpid(rs->pids[i], &status, 0) < 0 && errno == EINTR)
+			;
+		note_exit(rs, i, status);
+	}
+}
+
+static void cleanup(struct run_state *rs)
+{
+	if (rs->pids)
+		kill_and_reap_all(rs);
+	if (rs->backend_ready) {
+		rs->cfg.backend->teardown(&rs->region);
+		rs->backend_ready = false;
+	}
+	results_area_destroy(&rs->area);
+}
+
+static int interrupted_exit(struct run_state *rs) __attribute__((noreturn));
+static int interrupted_exit(struct run_state *rs)
+{
+	int sig = stop_signal;
+	cleanup(rs);
+	fprintf(stderr, "mshare-bench: interrupted by %s: workers killed and reaped, backend torn down, "
+			"no record written\n", strsignal(sig));
+	exit(128 + sig);
+}
+
+/* Until every forked worker has reached `phase` (or failed, or died).
+ * Returns the number that reached it alive. */
+static unsigned wait_for_phase(struct run_state *rs, uint32_t *counter, uint32_t phase)
+{
+	for (;;) {
+		reap_some(rs);
+		if (stop_signal)
+			interrupted_exit(rs);
+		unsigned reached = 0, pending = 0;
+		for (unsigned i = 0; i < rs->forked; i++) {
+			uint32_t p = __atomic_load_n(&rs->area.workers[i].fig.phase, __ATOMIC_ACQUIRE);
+			if (p >= phase && p != PHASE_FAILED && !rs->reaped[i])
+				reached++;
+			else if (!rs->reaped[i] && p != PHASE_FAILED)
+				pending++;
+		}
+		if (!pending)
+			return reached;
+		uint32_t seen = __atomic_load_n(counter, __ATOMIC_ACQUIRE);
+		futex_wait_u32(counter, seen, WAIT_SLICE_NS);
+	}
+}
+
+/* After the last release: wait for every worker to exit; kill them if
+ * none exits for EXIT_STALL_NS. */
+static void wait_all_exited(struct run_state *rs)
+{
+	uint64_t last_progress = clock_now_ns();
+	unsigned last_count = rs->reaped_count;
+	while (rs->reaped_count < rs->forked) {
+		if (stop_signal)
+			interrupted_exit(rs);
+		int status;
+		pid_t pid = waitpid(-1, &status, 0);
+		if (pid > 0) {
+			int i = pid_table_find(rs, pid);
+			if (i >= 0 && !rs->reaped[i])
+				note_exit(rs, (unsigned)i, status);
+		} else if (errno == ECHILD) {
+			break;
+		}
+		if (rs->reaped_count != last_count) {
+			last_count = rs->reaped_count;
+			last_progress = clock_now_ns();
+		} else if (clock_now_ns() - last_progress > EXIT_STALL_NS) {
+			fprintf(stderr, "mshare-bench: %u workers did not exit; killing them\n",
+				rs->forked - rs->reaped_count);
+			kill_and_reap_all(rs);
+		}
+	}
+}
+
+/* Median cost of one clock read, from back-to-back pairs. */
+static void measure_timer(struct run_state *rs)
+{
+	enum { N = 20001 };
+	static uint64_t d[N];
+	for (int i = 0; i < N; i++) {
+		uint64_t a = clock_now_ns();
+		uint64_t b = clock_now_ns();
+		d[i] = b - a;
+	}
+	/* Counting sort of small values is enough; outliers go to the tail. */
+	uint64_t min = UINT64_MAX;
+	unsigned below[1024] = { 0 };
+	for (int i = 0; i < N; i++) {
+		if (d[i] < min)
+			min = d[i];
+		below[d[i] < 1023 ? d[i] : 1023]++;
+	}
+	unsigned seen = 0, med = 0;
+	for (unsigned v = 0; v < 1024; v++) {
+		seen += below[v];
+		if (seen > N / 2) {
+			med = v;
+			break;
+		}
+	}
+	rs->timer_overhead_ns = med;
+	rs->timer_overhead_min_ns = min;
+}
+
+static void read_vmpte(struct run_state *rs, int64_t *into)
+{
+	for (unsigned i = 0; i < rs->forked; i++)
+		into[i] = rs->reaped[i] ? -1 : procfs_status_bytes(rs->pids[i], "VmPTE");
+}
+
+static int alloc_worker_tables(struct run_state *rs)
+{
+	unsigned n = rs->cfg.workers;
+	rs->pids = calloc(n, sizeof(pid_t));
+	rs->wait_status = calloc(n, sizeof(int));
+	rs->reaped = calloc(n, 1);
+	rs->vmpte_baseline = calloc(n, sizeof(int64_t));
+	rs->vmpte_parked = calloc(n, sizeof(int64_t));
+	if (!rs->pids || !rs->wait_status || !rs->reaped || !rs->vmpte_baseline || !rs->vmpte_parked)
+		return -1;
+	return pid_table_init(rs);
+}
+
+static int fork_workers(struct run_state *rs)
+{
+	for (unsigned i = 0; i < rs->cfg.workers; i++) {
+		if (stop_signal)
+			interrupted_exit(rs);
+		pid_t pid = fork();
+		if (pid == 0)
+			worker_main(rs, i);
+		if (pid < 0) {
+			int e = errno;
+			reap_some(rs);
+			snprintf(rs->fork_error, sizeof(rs->fork_error), "fork of worker %u failed: %s", i,
+				 strerror(e));
+			if (rs->oom_suspects || e == ENOMEM)
+				return 0; /* out of memory: record how far we got */
+			return -1;
+		}
+		rs->pids[i] = pid;
+		rs->area.workers[i].fig.pid = pid;
+		pid_table_add(rs, pid, i);
+		rs->forked = i + 1;
+		if ((i & 255) == 255)
+			reap_some(rs);
+	}
+	return 0;
+}
+
+static void release(uint32_t *word)
+{
+	__atomic_store_n(word, 1, __ATOMIC_RELEASE);
+	futex_wake_all(word);
+}
+
+int run_main(int argc, char **argv)
+{
+	static struct run_state rs_storage;
+	struct run_state *rs = &rs_storage;
+	char err[512];
+
+	int prc = cli_parse_run(argc, argv, &rs->cfg, err, sizeof(err));
+	if (prc > 0)
+		return 0;
+	if (prc < 0) {
+		fprintf(stderr, "mshare-bench run: %s\n", err);
+		return 2;
+	}
+	const struct run_config *cfg = &rs->cfg;
+	if (cfg->workload->validate &&
+	    cfg->workload->validate(cfg->param_values, cfg->size, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mshare-bench run: workload %s: %s\n", cfg->workload->name, err);
+		return 2;
+	}
+	rs->region.backend_name = cfg->backend->name;
+	rs->region.size = cfg->size;
+	rs->region.addr = cfg->addr;
+	rs->region.page = cfg->page;
+	rs->region.path = cfg->path;
+	if (cfg->backend->probe(&rs->region, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mshare-bench run: backend %s is not usable here: %s\n", cfg->backend->name, err);
+		return 1;
+	}
+	if (preflight_check(rs, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mshare-bench run: pre-flight: %s\n", err);
+		return 1;
+	}
+	if (alloc_worker_tables(rs) != 0) {
+		fprintf(stderr, "mshare-bench run: out of memory for %u workers\n", cfg->workers);
+		return 1;
+	}
+	install_signal_handlers();
+	rs->parent_pid = getpid();
+	measure_timer(rs);
+	rs->oom_kill_before = procfs_vmstat("oom_kill");
+
+	rs->t_start = clock_now_ns();
+	rs->backend_ready = true; /* teardown is safe after a partial setup */
+	if (cfg->backend->setup(&rs->region, err, sizeof(err)) != 0) {
+		cleanup(rs);
+		fprintf(stderr, "mshare-bench run: backend %s: %s\n", cfg->backend->name, err);
+		return 1;
+	}
+	if (stop_signal)
+		interrupted_exit(rs);
+	if (cfg->size % rs->region.backend_page_bytes) {
+		cleanup(rs);
+		fprintf(stderr, "mshare-bench run: --size %llu is not a multiple of the %zu-byte page of backend %s\n",
+			(unsigned long long)cfg->size, rs->region.backend_page_bytes, cfg->backend->name);
+		return 2;
+	}
+	if (results_area_create(&rs->area, cfg->workers) != 0) {
+		cleanup(rs);
+		fprintf(stderr, "mshare-bench run: cannot map the shared results area: %s\n", strerror(errno));
+		return 1;
+	}
+	/* Parked point of the system view; "before" is before any worker. */
+	rs->meminfo_before = procfs_meminfo_bytes("PageTables");
+	rs->t_setup_done = clock_now_ns();
+
+	if (fork_workers(rs) != 0) {
+		cleanup(rs);
+		fprintf(stderr, "mshare-bench run: %s (see kernel.pid_max, kernel.threads-max, ulimit -u)\n",
+			rs->fork_error);
+		return 1;
+	}
+	rs->t_fork_end = clock_now_ns();
+
+	unsigned ready = wait_for_phase(rs, &rs->area.control->ready, PHASE_READY);
+	rs->t_all_ready = clock_now_ns();
+	for (unsigned i = 0; i < rs->forked; i++) {
+		const struct worker_figures *f = &rs->area.workers[i].fig;
+		if (__atomic_load_n(&f->phase, __ATOMIC_ACQUIRE) == PHASE_FAILED) {
+			snprintf(err, sizeof(err), "worker %u: %s", i, f->error);
+			cleanup(rs);
+			fprintf(stderr, "mshare-bench run: %s\n", err);
+			return 1;
+		}
+	}
+	if (!ready) {
+		cleanup(rs);
+		fprintf(stderr, "mshare-bench run: no worker reached the start barrier (%u killed, %u crashed)\n",
+			rs->oom_suspects, rs->crashed);
+		return 1;
+	}
+
+	/* Baseline: region mapped, not touched yet. */
+	read_vmpte(rs, rs->vmpte_baseline);
+	rs->meminfo_baseline = procfs_meminfo_bytes("PageTables");
+	if (rs->region.backend_page_bytes > 4096)
+		rs->hugetlb_free_before = hugepool_available(rs->region.backend_page_bytes);
+
+	rs->t_released = clock_now_ns();
+	release(&rs->area.control->start);
+	wait_for_phase(rs, &rs->area.control->done, PHASE_DONE);
+	rs->t_all_done = clock_now_ns();
+
+	/* Parked point: every live worker holds its page tables. */
+	rs->meminfo_parked = procfs_meminfo_bytes("PageTables");
+	read_vmpte(rs, rs->vmpte_parked);
+	if (rs->region.backend_page_bytes > 4096)
+		rs->hugetlb_free_parked = hugepool_available(rs->region.backend_page_bytes);
+	rs->smaps_worker = -1;
+	for (unsigned i = 0; i < rs->forked && rs->smaps_worker < 0; i++)
+		if (!rs->reaped[i] && procfs_smaps_region(rs->pids[i], rs->region.addr, &rs->smaps) == 0 &&
+		    rs->smaps.found)
+			rs->smaps_worker = (int)i;
+	rs->t_measured = clock_now_ns();
+
+	release(&rs->area.control->measured);
+	wait_all_exited(rs);
+	rs->t_all_reaped = clock_now_ns();
+	rs->oom_kill_after = procfs_vmstat("oom_kill");
+
+	rs->cfg.backend->teardown(&rs->region);
+	rs->backend_ready = false;
+	if (stop_signal)
+		interrupted_exit(rs);
+
+	int rc = record_write(rs, &stop_signal, err, sizeof(err));
+	if (stop_signal)
+		interrupted_exit(rs);
+	results_area_destroy(&rs->area);
+	if (rc != 0) {
+		fprintf(stderr, "mshare-bench run: %s\n", err);
+		return 1;
+	}
+	return (rs->failed || rs->crashed) ? 3 : 0;
+}

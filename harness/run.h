@@ -1,0 +1,88 @@
+/* run.h - one run of `mshare-bench run`: its configuration, its workers
+ * and everything measured. The parent owns it; workers read a copy made
+ * by fork. */
+#ifndef MSHARE_BENCH_RUN_H
+#define MSHARE_BENCH_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "backend.h"
+#include "cli.h"
+#include "procfs.h"
+#include "results_area.h"
+
+/* Exit status of a worker that stopped on an error (fig.error says why). */
+enum worker_exit {
+	WORKER_EXIT_OK = 0,
+	WORKER_EXIT_ATTACH = 10,
+	WORKER_EXIT_WORKLOAD = 11,
+	WORKER_EXIT_DETACH = 12,
+	WORKER_EXIT_ORPHAN = 13,
+};
+
+struct preflight_figures {
+	long pid_max, threads_max, max_map_count, tasks_now;
+	long long nproc_soft, nproc_hard; /* -1 = unlimited */
+	bool nproc_raised;
+	int64_t mem_available_bytes;
+	uint64_t expected_pt_bytes_per_worker;   /* estimate, for the check only */
+	uint64_t expected_overhead_bytes_per_worker;
+	uint64_t expected_total_bytes;
+};
+
+struct run_state {
+	struct run_config cfg;
+	struct region region;
+	struct results_area area;
+	pid_t parent_pid;
+	struct preflight_figures preflight;
+	bool backend_ready;
+
+	/* Workers, in the parent's private memory. */
+	unsigned forked;
+	pid_t *pids;
+	int *wait_status;
+	uint8_t *reaped;
+	int *pid_slots; unsigned pid_slots_mask; /* pid -> worker index hash */
+	unsigned reaped_count;
+	bool killing;            /* SIGKILLs from here on are ours */
+	unsigned oom_suspects;   /* SIGKILLed and not by us */
+	unsigned first_kill_at;  /* workers forked when the first one was SIGKILLed */
+	unsigned crashed;        /* killed by another signal */
+	unsigned failed;         /* exited with an error */
+	unsigned signal_counts[65];
+	char fork_error[160];
+
+	/* Page-table figures. */
+	int64_t meminfo_before, meminfo_baseline, meminfo_parked;
+	int64_t *vmpte_baseline, *vmpte_parked;
+	struct smaps_region smaps;
+	int smaps_worker;
+	int64_t oom_kill_before, oom_kill_after;
+	int64_t hugetlb_free_before, hugetlb_free_parked;
+
+	/* Timer. */
+	uint64_t timer_overhead_ns, timer_overhead_min_ns;
+
+	/* Lifecycle timestamps (CLOCK_MONOTONIC ns). */
+	uint64_t t_start, t_setup_done, t_fork_end, t_all_ready, t_released, t_all_done,
+		t_measured, t_all_reaped;
+};
+
+/* Entry point of `run`; returns the exit status. */
+int run_main(int argc, char **argv);
+
+/* Body of worker `index` in a freshly forked child; never returns. */
+void worker_main(struct run_state *rs, unsigned index) __attribute__((noreturn));
+
+/* Pre-flight checks of limits and memory before anything starts. */
+int preflight_check(struct run_state *rs, char *err, size_t err_len);
+
+/* Write the record (JSON to --out or stdout, CSV to --out *.csv and/or
+ * --csv) and the human summary. Returns 0 or -1 with a message. */
+int record_write(struct run_state *rs, volatile sig_atomic_t *stop, char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,141 @@
+/* worker.c - what one worker process does between fork and exit.
+ *
+ * attach (timed) -> ready barrier -> workload -> publish figures ->
+ * parked until the parent has measured -> detach (timed) -> exit.
+ * Everything it reports goes into its own worker_area of the shared
+ * results area; it allocates nothing, so its private memory stays small.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "futex.h"
+#include "run.h"
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static void arrive(uint32_t *counter, unsigned workers)
+{
+	if (__atomic_add_fetch(counter, 1, __ATOMIC_ACQ_REL) == workers)
+		futex_wake_all(counter);
+}
+
+static void wait_release(uint32_t *word)
+{
+	while (__atomic_load_n(word, __ATOMIC_ACQUIRE) == 0)
+		futex_wait_u32(word, 0, 0);
+}
+
+static int ctx_attach(struct workload_ctx *ctx)
+{
+	struct region *r = ctx->harness_private;
+	char err[160];
+	if (r->base)
+		return 0;
+	const struct backend_ops *b = backend_find(r->backend_name);
+	if (!b || b->attach(r, err, sizeof(err)) != 0)
+		return -1;
+	ctx->base = r->base;
+	return 0;
+}
+
+static int ctx_detach(struct workload_ctx *ctx)
+{
+	struct region *r = ctx->harness_private;
+	char err[160];
+	const struct backend_ops *b = backend_find(r->backend_name);
+	if (!b || b->detach(r, err, sizeof(err)) != 0)
+		return -1;
+	ctx->base = NULL;
+	return 0;
+}
+
+static void fail(struct worker_figures *fig, int code, const char *what, const char *err)
+	__attribute__((noreturn));
+static void fail(struct worker_figures *fig, int code, const char *what, const char *err)
+{
+	snprintf(fig->error, sizeof(fig->error), "%s: %s", what, err);
+	__atomic_store_n(&fig->phase, PHASE_FAILED, __ATOMIC_RELEASE);
+	_exit(code);
+}
+
+void worker_main(struct run_state *rs, unsigned index)
+{
+	struct results_control *ctl = rs->area.control;
+	struct worker_area *wa = &rs->area.workers[index];
+	struct worker_figures *fig = &wa->fig;
+	struct region *r = &rs->region;
+	const struct run_config *cfg = &rs->cfg;
+	char err[160];
+
+	/* Die with the parent: no straggler outlives an interrupted run. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != rs->parent_pid)
+		_exit(WORKER_EXIT_ORPHAN);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+
+	/* Touch the slot now, so its page faults do not count in the workload. */
+	histogram_init(&wa->slot.fault_ns);
+	histogram_init(&wa->slot.op_ns);
+
+	uint64_t t0 = clock_now_ns();
+	if (cfg->backend->attach(r, err, sizeof(err)) != 0)
+		fail(fig, WORKER_EXIT_ATTACH, "attach", err);
+	fig->attach_ns = clock_now_ns() - t0;
+
+	__atomic_store_n(&fig->phase, PHASE_READY, __ATOMIC_RELEASE);
+	t0 = clock_now_ns();
+	arrive(&ctl->ready, cfg->workers);
+	wait_release(&ctl->start);
+	fig->barrier_wait_ns = clock_now_ns() - t0;
+
+	struct workload_ctx ctx = {
+		.base = r->base,
+		.size = r->size,
+		.page_bytes = r->backend_page_bytes,
+		.worker = index,
+		.workers = cfg->workers,
+		.write = cfg->write,
+		.seed = splitmix64(cfg->seed ^ splitmix64(index)),
+		.duration_ns = cfg->duration_ns,
+		.max_ops = cfg->max_ops,
+		.slot = &wa->slot,
+		.attach = ctx_attach,
+		.detach = ctx_detach,
+		.harness_private = r,
+	};
+	memcpy(ctx.param_values, cfg->param_values, sizeof(ctx.param_values));
+
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
+	t0 = clock_now_ns();
+	int rc = cfg->workload->run(&ctx);
+	wa->slot.run_ns = clock_now_ns() - t0;
+	getrusage(RUSAGE_SELF, &ru1);
+	fig->minflt = (uint64_t)(ru1.ru_minflt - ru0.ru_minflt);
+	fig->majflt = (uint64_t)(ru1.ru_majflt - ru0.ru_majflt);
+	if (rc != 0)
+		snprintf(fig->error, sizeof(fig->error), "workload %s failed", cfg->workload->name);
+
+	__atomic_store_n(&fig->phase, PHASE_DONE, __ATOMIC_RELEASE);
+	arrive(&ctl->done, cfg->workers);
+	wait_release(&ctl->measured);
+
+	t0 = clock_now_ns();
+	if (r->base && cfg->backend->detach(r, err, sizeof(err)) != 0)
+		fail(fig, WORKER_EXIT_DETACH, "detach", err);
+	fig->detach_ns = clock_now_ns() - t0;
+	__atomic_store_n(&fig->phase, PHASE_DETACHED, __ATOMIC_RELEASE);
+	_exit(rc != 0 ? WORKER_EXIT_WORKLOAD : WORKER_EXIT_OK);
+}

@@ -1,0 +1,24 @@
+/* workloads.c - the table of workloads. Adding one: its file in
+ * workloads/ plus one line here. */
+#include <string.h>
+
+#include "workload.h"
+
+extern const struct workload_ops workload_touch;
+extern const struct workload_ops workload_pt_footprint;
+extern const struct workload_ops workload_verify;
+
+const struct workload_ops *const workload_table[] = {
+	&workload_touch,
+	&workload_pt_footprint,
+	&workload_verify,
+	NULL,
+};
+
+const struct workload_ops *workload_find(const char *name)
+{
+	for (const struct workload_ops *const *w = workload_table; *w; w++)
+		if (strcmp((*w)->name, name) == 0)
+			return *w;
+	return NULL;
+}
