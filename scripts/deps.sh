@@ -3,7 +3,7 @@
 # Kept in one list so `make deps`, `make` and `.ci/run` agree.
 set -eu
 PACKAGES="build-essential pkg-config libpmem-dev libpmem2-dev libnuma-dev libhwloc-dev \
-ndctl daxctl gnuplot-nox python3"
+ndctl daxctl gnuplot-nox python3 qemu-system-x86 busybox-static e2fsprogs cpio"
 missing=""
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -1,0 +1,91 @@
+#!/bin/sh
+# Kernel conformance: boots the patched kernel (build/kernel/bzImage) under
+# QEMU with an emulated NVDIMM, runs the tests/kernel/test-* binaries inside
+# the guest and relays their TAP lines here, renumbered.  A guest that
+# panics, oopses, warns or hangs fails the run.  Skips when no kernel has
+# been built (make kernel).
+#
+# Environment: KERNEL_TEST_VM_OPTS  extra options for kernel/vm/run.sh
+#              KERNEL_TEST_FILTER   run only tests whose name contains this
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+
+if [ ! -f build/kernel/bzImage ]; then
+	echo "ok 1 - kernel conformance # SKIP no patched kernel built (make kernel)"
+	exit 0
+fi
+
+out=build/vm/conformance
+mkdir -p build/vm
+if ! make -s --no-print-directory guest-tests initramfs >build/vm/conformance-build.log 2>&1; then
+	echo "not ok 1 - kernel conformance: building the guest tests or the initramfs failed"
+	sed 's/^/# /' build/vm/conformance-build.log
+	exit 1
+fi
+
+filter=${KERNEL_TEST_FILTER:-}
+# In the guest: every test binary, its TAP output kept in /out for the relay.
+guest_cmd='rc=0
+for t in /guest/tests/kernel/test-*; do
+	echo "# binary ${t##*/}" >>/out/kernel-tests.tap
+	"$t" '"${filter:+\"$filter\"}"' >>/out/kernel-tests.tap 2>&1 || rc=1
+	tail -n 1 /out/kernel-tests.tap | sed "s|^|# ${t##*/}: |"
+done
+exit $rc'
+
+# 4K fsdax alignment: the page-table comparison needs 4 KiB PTEs.
+# shellcheck disable=SC2086
+kernel/vm/run.sh --no-build --mem 2G --pmem 4 --cpus 2 --align 4K --timeout 3600 \
+	--fail-on-warning --stream comment --out "$out" ${KERNEL_TEST_VM_OPTS:-} -- "$guest_cmd"
+vm_rc=$?
+
+n=0 failed=0 passed=0 skipped=0
+emit() {	# emit ok|not-ok DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		case "$2" in *"# SKIP"*) skipped=$((skipped + 1)) ;; *) passed=$((passed + 1)) ;; esac
+		echo "ok $n - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $2"
+	fi
+}
+
+timing=$(sed -n 's/^boot_to_shell_s=//p' "$out/vm-timing.txt" 2>/dev/null)
+case $vm_rc in
+124) emit not-ok "kernel: guest finished in time (it hung; console log in $out/console.log)" ;;
+125) emit not-ok "kernel: guest kernel log free of panic, BUG, Oops and WARNING (see $out/console.log, $out/dmesg.txt)" ;;
+126) emit not-ok "kernel: guest booted and reported a result (see $out/console.log)" ;;
+*) emit ok "kernel: guest booted (boot-to-shell ${timing:-?} s), ran the tests, kernel log clean" ;;
+esac
+
+if grep -q '^dax=1' "$out/vm-env.txt" 2>/dev/null; then
+	emit ok "kernel: /mnt/pmem is ext4 on an fsdax namespace and its files are DAX"
+else
+	emit not-ok "kernel: /mnt/pmem is ext4 on an fsdax namespace and its files are DAX ($(grep -E '^(pmem_dev|dax)=' "$out/vm-env.txt" 2>/dev/null | tr '\n' ' '))"
+fi
+
+planned=0 seen=0
+if [ -f "$out/kernel-tests.tap" ]; then
+	while IFS= read -r line; do
+		case "$line" in
+		"1.."*) planned=$((planned + ${line#1..})) ;;
+		"ok "*|"not ok "*)
+			seen=$((seen + 1))
+			case "$line" in "not ok "*) verdict=not-ok; rest=${line#not ok } ;; *) verdict=ok; rest=${line#ok } ;; esac
+			rest=${rest#* }		# drop the number
+			rest=${rest#- }
+			emit "$verdict" "kernel: $rest"
+			;;
+		"#"*) echo "$line" ;;
+		esac
+	done <"$out/kernel-tests.tap"
+fi
+if [ "$seen" -lt "$planned" ] || [ "$seen" = 0 ]; then
+	emit not-ok "kernel: every planned test reported ($seen of $planned)"
+fi
+
+echo "1..$n"
+echo "# kernel conformance: $passed passed, $failed failed, $skipped skipped (boot-to-shell ${timing:-?} s)"
+[ "$failed" = 0 ]

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the mshare conformance tests: detection (the tests skip
+ * on a kernel without mshare and never issue syscalls 451/452 there), region
+ * addresses, helper processes driven over pipes, /proc/meminfo and /dev/kmsg.
+ */
+#ifndef MSHARE_TEST_H
+#define MSHARE_TEST_H
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "ktest.h"
+#include "mshare-uapi.h"
+
+/* Regions start at 2 TiB, as in the cover letter's example, one mshare unit
+ * (PGDIR_SIZE) apart so that tests never overlap. */
+#define MT_BASE (2UL << 40)
+
+/* Skips the calling test unless the kernel has mshare and msharefs is mounted. */
+#define REQUIRE_MSHARE(unitp) do { \
+	if (!mshare_kernel_supported()) \
+		SKIP(return, "kernel has no mshare (" MSHARE_SIZE_SYSCTL \
+		     " missing or msharefs not registered)"); \
+	if (!mshare_fs_mounted()) \
+		SKIP(return, "msharefs is not mounted on " MSHARE_FS_DIR); \
+	ASSERT_SYS(mshare_read_size_unit(unitp)); \
+} while (0)
+
+static inline unsigned long mt_region(unsigned long unit, int slot)
+{
+	return MT_BASE + (unsigned long)slot * unit;
+}
+
+static inline void mt_name(char *buf, size_t len, const char *tag)
+{
+	snprintf(buf, len, "kt-%s-%d", tag, (int)getpid());
+}
+
+static inline void mt_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", MSHARE_FS_DIR, name);
+}
+
+static inline int mt_file_exists(const char *name)
+{
+	char path[256];
+
+	mt_path(path, sizeof(path), name);
+	return access(path, F_OK) == 0;
+}
+
+/* Maps len bytes of anonymous shared memory exactly at addr. */
+static inline void *mt_map_anon_at(unsigned long addr, size_t len)
+{
+	return mmap((void *)addr, len, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+}
+
+/* ---- helper processes driven by one-byte commands over two pipes ---- */
+
+struct mt_peer {
+	pid_t pid;
+	int to_child;		/* parent writes commands */
+	int from_child;		/* parent reads replies */
+	int cmd_in;		/* in the child: commands */
+	int reply_out;		/* in the child: replies */
+};
+
+/* In the child: waits for the next command; returns it, or -1 when the
+ * parent went away (EOF). */
+static inline int mt_next(struct mt_peer *p)
+{
+	unsigned char c;
+
+	for (;;) {
+		ssize_t n = read(p->cmd_in, &c, 1);
+
+		if (n == 1)
+			return c;
+		if (n < 0 && errno == EINTR)
+			continue;
+		return -1;
+	}
+}
+
+static inline void mt_reply(struct mt_peer *p, int c)
+{
+	unsigned char b = (unsigned char)c;
+
+	if (write(p->reply_out, &b, 1) != 1)
+		_exit(KT_FAIL);
+}
+
+/* Forks a helper that runs fn(peer, arg) and exits with its return value.
+ * The helper starts right away: fn decides when to wait for commands. */
+static inline int mt_spawn(struct mt_peer *p, int (*fn)(struct mt_peer *, void *), void *arg)
+{
+	int down[2], up[2];
+
+	if (pipe(down) || pipe(up))
+		return -1;
+	fflush(stdout);
+	p->pid = fork();
+	if (p->pid < 0)
+		return -1;
+	if (p->pid == 0) {
+		int lo, hi;
+
+		close(down[1]);
+		close(up[0]);
+		/* Drop every other descriptor, in particular the command pipes
+		 * of helpers forked earlier: they would never see EOF. */
+		lo = down[0] < up[1] ? down[0] : up[1];
+		hi = down[0] < up[1] ? up[1] : down[0];
+		if (lo > 3)
+			close_range(3, lo - 1, 0);
+		if (hi > lo + 1)
+			close_range(lo + 1, hi - 1, 0);
+		close_range(hi + 1, ~0U, 0);
+		p->cmd_in = down[0];
+		p->reply_out = up[1];
+		p->to_child = p->from_child = -1;
+		_exit(fn(p, arg));
+	}
+	close(down[0]);
+	close(up[1]);
+	p->to_child = down[1];
+	p->from_child = up[0];
+	p->cmd_in = p->reply_out = -1;
+	return 0;
+}
+
+/* In the parent: sends a command without waiting for the reply. */
+static inline int mt_send(struct mt_peer *p, int cmd)
+{
+	unsigned char b = (unsigned char)cmd;
+
+	return write(p->to_child, &b, 1) == 1 ? 0 : -1;
+}
+
+/* In the parent: the child's next one-byte reply, or -1 when it exited
+ * without replying. */
+static inline int mt_recv(struct mt_peer *p)
+{
+	unsigned char b;
+
+	for (;;) {
+		ssize_t n = read(p->from_child, &b, 1);
+
+		if (n == 1)
+			return b;
+		if (n < 0 && errno == EINTR)
+			continue;
+		return -1;
+	}
+}
+
+/* In the parent: sends a command and returns the reply (-1: none). */
+static inline int mt_ask(struct mt_peer *p, int cmd)
+{
+	if (mt_send(p, cmd) != 0)
+		return -1;
+	return mt_recv(p);
+}
+
+/* In the parent: closes the command pipe and reaps the child; returns the
+ * raw wait status. */
+static inline int mt_finish(struct mt_peer *p)
+{
+	int status = 0;
+
+	if (p->to_child >= 0)
+		close(p->to_child);
+	if (p->from_child >= 0)
+		close(p->from_child);
+	p->to_child = p->from_child = -1;
+	while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+static inline int mt_exited_ok(int status)
+{
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static inline void mt_log_status(const char *who, int status)
+{
+	if (WIFSIGNALED(status))
+		TH_LOG("%s killed by signal %d (%s)", who, WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+		TH_LOG("%s exited with status %d", who, WEXITSTATUS(status));
+}
+
+/* Reads the region description from MSHARE_FS_DIR/<name>. */
+static inline int mt_read_info(const char *name, struct mshare_info *info)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	mt_path(path, sizeof(path), name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, info, sizeof(*info));
+	close(fd);
+	if (n != (ssize_t)sizeof(*info)) {
+		errno = n < 0 ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- /proc/meminfo ---- */
+
+/* Value in kB of a /proc/meminfo field, -1 when absent. */
+static inline long mt_meminfo_kb(const char *field)
+{
+	char line[256];
+	size_t flen = strlen(field);
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, field, flen) == 0 && line[flen] == ':') {
+			v = strtol(line + flen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+/* ---- kernel log ---- */
+
+/* Opens /dev/kmsg positioned after the records already logged, so that
+ * mt_kmsg_problems() sees only what the test caused.  -1 when unavailable. */
+static inline int mt_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* Counts new kernel log records that report an oops, BUG, warning or bad
+ * page, printing each; closes fd. */
+static inline int mt_kmsg_problems(int fd)
+{
+	static const char *const bad[] = {
+		"BUG", "Oops", "WARNING", "general protection", "Bad page",
+		"Unable to handle", "Kernel panic", "refcount_t", "list_del corruption",
+	};
+	char rec[8192];
+	int problems = 0;
+
+	for (;;) {
+		ssize_t n = read(fd, rec, sizeof(rec) - 1);
+
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten records: keep reading */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		const char *msg = strchr(rec, ';');
+
+		msg = msg ? msg + 1 : rec;
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			if (strstr(msg, bad[i])) {
+				char *nl = strchr(msg, '\n');
+
+				if (nl)
+					*nl = '\0';
+				TH_LOG("kernel log: %s", msg);
+				problems++;
+				break;
+			}
+		}
+	}
+	close(fd);
+	return problems;
+}
+
+#endif /* MSHARE_TEST_H */
