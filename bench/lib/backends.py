@@ -10,14 +10,14 @@ def parse_backends_listing(text):
     usable (yes/no/ok/usable/unavailable...), then the reason, e.g.
         shm         yes  MAP_SHARED of a file on tmpfs
         mshare      no   mshare not available on this kernel
-    Separators may be spaces, tabs, ':' or '-' between the columns.
+    A header line (BACKEND USABLE ...) is ignored.
     """
     listing = {}
     for line in text.splitlines():
-        words = line.replace(":", " ").replace("\t", " ").split(None, 2)
+        words = line.replace("\t", " ").split(None, 2)
         if len(words) < 2 or words[0].lower() in ("backend", "name", "backends"):
             continue
-        name, state = words[0], words[1].lower().strip("()[],")
+        name, state = words[0].rstrip(":"), words[1].lower().strip("()[],:")
         rest = words[2].strip() if len(words) > 2 else ""
         if state in ("yes", "ok", "usable", "available", "y"):
             listing[name] = (True, "")

@@ -24,7 +24,7 @@ METRICS = [
     ("fault_p50", "results.fault_latency_ns.p50", "ns", "fault latency p50"),
     ("fault_p99", "results.fault_latency_ns.p99", "ns", "fault latency p99"),
     ("fault_p999", "results.fault_latency_ns.p999", "ns", "fault latency p99.9"),
-    ("attach_s", "results.time_s.attach", "s", "attach time"),
+    ("attach_s", "results.time_s.attach", "s", "attach time per worker (mean)"),
     ("touch_s", "results.time_s.touch", "s", "touch time"),
     ("total_s", "results.time_s.total", "s", "total wall time"),
     ("ops_per_s", "results.workload.ops_per_s", "1/s", "workload operations per second"),

@@ -179,7 +179,15 @@ class Spec:
         return args
 
 
+# Backends whose page size is the backend's own (hugetlbfs): the page axis
+# does not apply to them. Their points run with --page any, their ids have
+# no page part, and a page list gives them one point, not one per mode.
+FIXED_PAGE_BACKENDS = ("hugetlb-2m", "hugetlb-1g")
+
+
 def make_point(platform, workload, backend, page, size_bytes, write, workers):
+    if backend in FIXED_PAGE_BACKENDS:
+        page = "any"
     point = {
         "platform": platform,
         "workload": workload,
@@ -195,12 +203,16 @@ def make_point(platform, workload, backend, page, size_bytes, write, workers):
 
 
 def point_id(p):
-    """Stable, readable id, e.g. shm-4k-w100-s256M-pt-footprint.
+    """Stable, readable id, e.g. shm-4k-w100-s256M-pt-footprint
+    (hugetlb-2m-w100-s256M-pt-footprint: no page part, see above).
 
     Guest points start with 'guest-' so that one run directory can hold
     both platforms; write runs end with '-write'.
     """
-    pid = "%s-%s-w%d-s%s-%s" % (p["backend"], p["page"], p["workers"], p["size"], p["workload"])
+    if p["backend"] in FIXED_PAGE_BACKENDS:
+        pid = "%s-w%d-s%s-%s" % (p["backend"], p["workers"], p["size"], p["workload"])
+    else:
+        pid = "%s-%s-w%d-s%s-%s" % (p["backend"], p["page"], p["workers"], p["size"], p["workload"])
     if p["write"] == "yes":
         pid += "-write"
     if p["platform"] == "guest":

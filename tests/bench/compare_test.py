@@ -1,0 +1,60 @@
+import csv
+import io
+import json
+import glob
+import os
+
+import tap
+
+t = tap.Tap()
+why = tap.harness_missing()
+if why:
+    t.skip("compare on two small real runs", why)
+    t.done()
+
+d = tap.tempdir("compare")
+try:
+    spec = tap.write_spec(d, "cmp", repeats=3)
+    results = os.path.join(d, "results")
+    runs = []
+    for _ in range(2):
+        r = tap.sweep(spec, results)
+        t.ok(r.returncode == 0 and os.path.isdir(r.stdout.strip()), "real sweep %d runs (exit %d)"
+             % (len(runs) + 1, r.returncode), r.stderr)
+        runs.append(r.stdout.strip())
+    t.ok(runs[0] != runs[1], "a second sweep gets a new run directory")
+    compare = os.path.join(tap.ROOT, "bench", "compare")
+    r = tap.run([compare] + runs)
+    points = ["%s-4k-w%d-s16M-pt-footprint" % (b, w) for b in ("shm", "anon") for w in (1, 4)]
+    t.ok(r.returncode == 0 and all(p in r.stdout for p in points), "text table lists every point", r.stdout + r.stderr)
+    t.ok("Welch" in r.stdout and "PT sum VmPTE" in r.stdout and "fault p99.9" in r.stdout,
+         "text table names the test and the figures")
+    r = tap.run([compare, "--csv"] + runs)
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    t.ok(r.returncode == 0 and len(rows) == 4 * 5, "CSV: 4 points x 5 figures = %d rows" % len(rows), r.stderr)
+    # The CSV means are the means of the records' figures.
+    ok = True
+    for row in rows:
+        if row["metric"] != "pt_vmpte":
+            continue
+        vals = []
+        for path in glob.glob(os.path.join(runs[1], "records", row["point_id"] + ".r*.json")):
+            with open(path) as f:
+                vals.append(json.load(f)["results"]["pagetables"]["vmpte_sum_bytes"])
+        ok = ok and len(vals) == 3 and abs(float(row["mean"]) - sum(vals) / 3.0) < 1e-6 * max(1, abs(sum(vals)))
+    t.ok(ok, "CSV means equal the means of the records (sum of VmPTE)")
+    ps = [float(row["p_welch"]) for row in rows if row["p_welch"]]
+    t.ok(ps and all(0.0 <= p <= 1.0 for p in ps), "%d p-values, all in [0, 1]" % len(ps))
+    t.ok(all((row["significant"] == "yes") == (row["p_welch"] != "" and float(row["p_welch"]) < 0.05) for row in rows),
+         "significance marker set exactly when p < 0.05")
+    r = tap.run([compare, "--csv", runs[0], runs[0]])
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    t.ok(rows and all(row["significant"] == "no" and float(row["change_pct"] or 0) == 0.0 for row in rows),
+         "a run compared with itself: no change, nothing significant")
+    r = tap.run([compare, runs[0]])
+    t.ok(r.returncode == 2 and "at least two" in r.stderr, "one run alone is refused")
+    r = tap.run([compare, runs[0], os.path.join(d, "nope")])
+    t.ok(r.returncode == 2 and "nope" in r.stderr, "a missing run directory is refused, named")
+finally:
+    tap.cleanup(d)
+t.done()

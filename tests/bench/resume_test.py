@@ -1,0 +1,86 @@
+import glob
+import os
+import signal
+import subprocess
+import time
+
+import tap
+
+t = tap.Tap()
+why = tap.harness_missing()
+if why:
+    t.skip("resume after a killed sweep", why)
+    t.done()
+
+d = tap.tempdir("resume")
+try:
+    spec = tap.write_spec(d, "resume", text="""name = resume
+backends = shm, anon
+workers = 1, 2, 4
+sizes = 16M
+workloads = pt-footprint
+page = 4k
+repeats = 2
+""")
+    results = os.path.join(d, "results")
+    runner = subprocess.Popen([os.path.join(tap.ROOT, "bench", "sweep"), spec, "--results", results],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Kill the runner once a few records exist (and the sweep is not done).
+    deadline = time.time() + 120
+    records = []
+    while time.time() < deadline and runner.poll() is None:
+        records = glob.glob(os.path.join(results, "*", "records", "*.json"))
+        if len(records) >= 3:
+            break
+        time.sleep(0.02)
+    killed = runner.poll() is None
+    if killed:
+        runner.send_signal(signal.SIGKILL)
+    runner.wait()
+    runs = glob.glob(os.path.join(results, "resume-*"))
+    t.ok(killed, "runner killed mid-sweep after %d records" % len(records))
+    t.ok(len(runs) == 1, "one run directory: %s" % runs)
+    if not runs:
+        t.done()
+    run = runs[0]
+    before = {}
+    for path in glob.glob(os.path.join(run, "records", "*.json")):
+        st = os.stat(path)
+        before[os.path.basename(path)] = (st.st_ino, st.st_mtime_ns)
+    t.ok(0 < len(before) < 12, "interrupted run has %d of 12 records" % len(before))
+
+    r = tap.run([os.path.join(tap.ROOT, "bench", "sweep"), "--resume", run])
+    t.ok(r.returncode == 0 and r.stdout.strip() == run, "resume finishes (exit %d) and prints the run directory"
+         % r.returncode, r.stderr)
+    after = sorted(os.path.basename(p) for p in glob.glob(os.path.join(run, "records", "*.json")))
+    expect = sorted("%s-4k-w%d-s16M-pt-footprint.r%d.json" % (b, w, k)
+                    for b in ("shm", "anon") for w in (1, 2, 4) for k in (1, 2))
+    t.ok(after == expect, "all 12 records present after resume", "have: %s" % after)
+    unchanged = all((os.stat(os.path.join(run, "records", n)).st_ino,
+                     os.stat(os.path.join(run, "records", n)).st_mtime_ns) == v for n, v in before.items())
+    t.ok(unchanged, "the %d records from before the kill are untouched (same inode and mtime)" % len(before))
+    # Each harness run leaves one '# <time> <command>' line in its log: a
+    # point run twice would have two.
+    attempts = {}
+    for log in glob.glob(os.path.join(run, "logs", "*.log")):
+        with open(log) as f:
+            attempts[os.path.basename(log)] = sum(1 for line in f if line.startswith("# "))
+    t.ok(len(attempts) == 12 and all(v == 1 for v in attempts.values()),
+         "every run was started exactly once over both invocations", attempts)
+    said = [ln for ln in r.stderr.splitlines() if "done before" in ln]
+    t.ok(said and (" %d done before" % len(before)) in said[0], "resume reports the runs already done", r.stderr)
+    with open(os.path.join(run, "runs.log")) as f:
+        log = f.read()
+    t.ok(" start pid " in log and " resume pid " in log and "finished" in log,
+         "runs.log records the start, the resume and the end", log)
+    t.ok(all(os.path.getsize(os.path.join(run, n)) > 0 for n in ("records.csv", "summary.txt", "summary.csv")),
+         "summaries written after the resume")
+    with open(os.path.join(run, "records.csv")) as f:
+        rows = f.read().splitlines()
+    t.ok(len(rows) == 13, "records.csv has a header and 12 rows (%d lines)" % len(rows))
+    r = tap.run([os.path.join(tap.ROOT, "bench", "sweep"), "--resume", run])
+    t.ok(r.returncode == 0 and "12 done before, 0 to run" in r.stderr, "resuming a finished sweep runs nothing",
+         r.stderr)
+finally:
+    tap.cleanup(d)
+t.done()
