@@ -7,11 +7,21 @@
 extern const struct workload_ops workload_touch;
 extern const struct workload_ops workload_pt_footprint;
 extern const struct workload_ops workload_verify;
+extern const struct workload_ops workload_sga_read;
+extern const struct workload_ops workload_oltp;
+extern const struct workload_ops workload_scan;
+extern const struct workload_ops workload_redo;
+extern const struct workload_ops workload_connect_storm;
 
 const struct workload_ops *const workload_table[] = {
 	&workload_touch,
 	&workload_pt_footprint,
 	&workload_verify,
+	&workload_sga_read,
+	&workload_oltp,
+	&workload_scan,
+	&workload_redo,
+	&workload_connect_storm,
 	NULL,
 };
 

@@ -86,13 +86,9 @@ void block_choice_report(struct json_writer *json, const char *const *values, ui
 	uint64_t block_size = 0;
 	char err[256];
 
-	json_key_string(json, "distribution", values[0]);
 	if (param_size("block-size", values[2], 1, UINT64_MAX, &block_size, err, sizeof(err)) < 0 ||
 	    block_choice_parse(values, nblocks * block_size, &cfg, err, sizeof(err)) < 0)
 		return;
-	if (cfg.distribution == BLOCK_DIST_ZIPF)
-		json_key_double(json, "theta", cfg.theta);
-	json_key_bool(json, "scramble", cfg.scramble);
 	json_key_u64(json, "block_size_bytes", cfg.block_size);
 	json_key_u64(json, "blocks", cfg.nblocks);
 	uint64_t hot1 = (cfg.nblocks + 99) / 100, hot10 = (cfg.nblocks + 9) / 10;

@@ -24,7 +24,7 @@ enum block_distribution { BLOCK_DIST_ZIPF = 0, BLOCK_DIST_UNIFORM = 1 };
  * blocks; BLOCK_CHOICE_NPARAMS entries. */
 #define BLOCK_CHOICE_PARAMS \
 	{ "distribution", "zipf", "block popularity: zipf (skewed, Gray et al.) or uniform" }, \
-	{ "theta", "0.99", "zipfian skew, 0 < theta < 1 (YCSB's default 0.99)" }, \
+	{ "theta", "0.99", "zipfian skew, 0 < theta < 1 (YCSB uses 0.99)" }, \
 	{ "block-size", "8K", "database block size, a power of two, 512 bytes to 1 MiB" }, \
 	{ "scramble", "on", "on: hot blocks spread over the region; off: rank r is block r" }
 #define BLOCK_CHOICE_NPARAMS 4
@@ -70,7 +70,7 @@ static inline uint64_t block_choose(struct block_chooser *c, uint64_t *rank)
 double block_choice_expected_share(const struct block_choice_config *cfg, uint64_t top);
 
 struct json_writer;
-/* Write what was chosen (distribution, theta, block size and count) and
+/* Write the block size and count and
  * how skewed the accesses came out: the measured share of operations on the
  * hottest 1% and 10% of blocks next to the exact expectation for the
  * distribution (labelled _model). ops is the number of block choices. */

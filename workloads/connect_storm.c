@@ -88,7 +88,9 @@ static int connect_storm_run(struct workload_ctx *ctx)
 
 		uint64_t t0 = clock_now_ns();
 		if (ctx->attach(ctx) < 0) {
-			fprintf(stderr, "connect-storm: worker %u: attach failed\n", ctx->worker);
+			fprintf(stderr, "connect-storm: worker %u: attach after detach failed%s\n",
+				ctx->worker, conns ? "" : ": this backend cannot map the region again "
+				"(e.g. anon, shared only through fork)");
 			return -1;
 		}
 		c[C_ATTACHES]++;
@@ -132,8 +134,8 @@ static void connect_storm_report(struct json_writer *json, const struct workload
 	const uint64_t *c = merged->counters;
 	uint64_t n = c[C_CONNECTIONS];
 
+	(void)values;
 	(void)workers;
-	json_key_string(json, "working_set", values[P_WORKING_SET]);
 	json_key_double(json, "working_set_pages_per_connection", per(c[C_WORKING_SET_PAGES], n));
 	json_key_double(json, "connections_per_s", wall_s > 0 ? (double)n / wall_s : 0.0);
 	json_key_bool(json, "attach_detach_balanced", c[C_ATTACHES] == c[C_DETACHES]);

@@ -251,15 +251,12 @@ static void oltp_report(struct json_writer *json, const struct workload_slot *me
 
 	(void)workers;
 	block_choice_report(json, values, c[C_BLOCKS], merged->ops, c[C_HOT1_OPS], c[C_HOT10_OPS]);
-	json_key_string(json, "write_pct", values[P_WRITE_PCT]);
-	json_key_string(json, "row_size", values[P_ROW_SIZE]);
 	const char *path = c[C_PERSIST_PMEM_WORKERS] && c[C_PERSIST_MSYNC_WORKERS] ? "mixed"
 			   : c[C_PERSIST_PMEM_WORKERS]                      ? "pmem"
 									    : "msync";
 	json_key_string(json, "persist_path", path);
 	json_key_double(json, "persist_mean_ns", per(c[C_PERSIST_NS], c[C_PERSISTS]));
 	json_key_double(json, "write_mean_ns", per(c[C_WRITE_NS], c[C_WRITES]));
-	json_key_double(json, "ops_per_s", wall_s > 0 ? (double)merged->ops / wall_s : 0.0);
 	json_key_double(json, "writes_per_s", wall_s > 0 ? (double)c[C_WRITES] / wall_s : 0.0);
 	json_key_double(json, "write_share", per(c[C_WRITES], merged->ops));
 }

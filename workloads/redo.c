@@ -29,6 +29,7 @@
 
 #include "checksum.h"
 #include "clock.h"
+#include "first_touch.h"
 #include "futex.h"
 #include "json.h"
 #include "param.h"
@@ -132,13 +133,19 @@ static int redo_write(struct redo_worker *w)
 	static uint64_t record[1u << 17]; /* record image, up to 1 MiB */
 	uint64_t rec = w->cfg.record_size, payload = rec - sizeof(struct redo_record);
 	uint64_t count = 0, seq = 0;
+	struct first_touch touched;
 	int rc = 0;
 
 	if (rec > sizeof(record)) {
 		fprintf(stderr, "redo: --record-size above %zu bytes\n", sizeof(record));
 		return -1;
 	}
+	if (first_touch_init(&touched, ctx) < 0) {
+		fprintf(stderr, "redo: cannot allocate the touched-page bitmap\n");
+		return -1;
+	}
 	persist_init(&persist, ctx->base, ctx->size);
+	first_touch_range(&touched, ctx, 0, sizeof(*w->control));
 	w->c[persist.pmem ? C_PERSIST_PMEM_WORKERS : C_PERSIST_MSYNC_WORKERS] = 1;
 	rng_seed(&rng, ctx->seed);
 
@@ -152,6 +159,7 @@ static int redo_write(struct redo_worker *w)
 		uint64_t t0 = clock_now_ns();
 		uint64_t lsn = atomic_fetch_add(&w->control->reserve_lsn, rec);
 		struct redo_record *s = slot_of(w, lsn);
+		first_touch_range(&touched, ctx, (size_t)((char *)s - (char *)ctx->base), rec);
 		uint64_t previous = lsn >= w->cfg.log_bytes ? lsn - w->cfg.log_bytes + rec : 0;
 		unsigned spins = 0;
 		while (atomic_load_explicit(&s->end_lsn, memory_order_acquire) != previous) {
@@ -191,6 +199,7 @@ static int redo_write(struct redo_worker *w)
 	w->c[C_BYTES_WRITTEN] = count * rec;
 	ctx->slot->ops = count;
 	ctx->slot->bytes = count * rec;
+	first_touch_free(&touched);
 	atomic_fetch_add(&w->control->writers_done, 1);
 	/* Wake readers so they notice the end. */
 	atomic_fetch_add(&w->control->wake, 1);
@@ -219,11 +228,19 @@ static int redo_read(struct redo_worker *w)
 	static uint64_t last_seq[MAX_WRITERS];
 	uint64_t rec = w->cfg.record_size, payload = rec - sizeof(struct redo_record);
 	uint64_t cursor = 0;
+	struct first_touch touched;
+
+	if (first_touch_init(&touched, ctx) < 0) {
+		fprintf(stderr, "redo: cannot allocate the touched-page bitmap\n");
+		return -1;
+	}
+	first_touch_range(&touched, ctx, 0, sizeof(*w->control));
 	uint64_t start = clock_now_ns();
 
 	/* Budget: --duration; with only --ops, until the writers are done. */
 	while (!(ctx->duration_ns && workload_budget_done(ctx, start, 0))) {
 		struct redo_record *s = slot_of(w, cursor);
+		first_touch_range(&touched, ctx, (size_t)((char *)s - (char *)ctx->base), rec);
 		uint64_t marker = atomic_load_explicit(&s->end_lsn, memory_order_acquire);
 
 		if (marker == cursor + rec) {
@@ -266,6 +283,7 @@ static int redo_read(struct redo_worker *w)
 			atomic_fetch_sub(&w->control->sleepers, 1);
 		}
 	}
+	first_touch_free(&touched);
 	return 0;
 }
 
@@ -298,8 +316,6 @@ static void redo_report(struct json_writer *json, const struct workload_slot *me
 
 	if (param_uint("writers", values[P_WRITERS], 1, MAX_WRITERS, &writers, err, sizeof(err)) == 0)
 		json_key_u64(json, "writers", writers < workers ? writers : workers);
-	json_key_string(json, "record_size", values[P_RECORD_SIZE]);
-	json_key_string(json, "log_size", values[P_LOG_SIZE]);
 	const char *path = c[C_PERSIST_PMEM_WORKERS] && c[C_PERSIST_MSYNC_WORKERS] ? "mixed"
 			   : c[C_PERSIST_PMEM_WORKERS]                      ? "pmem"
 									    : "msync";

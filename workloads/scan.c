@@ -9,6 +9,7 @@
  * larger: a sampling scan that skips), checksumming each block it reads,
  * and starts over when its share is done. One operation is one block.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -124,14 +125,16 @@ static int scan_run(struct workload_ctx *ctx)
 static void scan_report(struct json_writer *json, const struct workload_slot *merged,
 			const char *const *values, unsigned workers, double wall_s)
 {
-	uint64_t dop = 0;
-	char err[128];
+	struct scan_config c;
+	char err[256];
 
-	json_key_string(json, "block_size", values[P_BLOCK_SIZE]);
-	json_key_string(json, "stride", values[P_STRIDE]);
-	json_key_string(json, "granule", values[P_GRANULE]);
-	if (param_uint("dop", values[P_DOP], 0, 1000000, &dop, err, sizeof(err)) == 0)
-		json_key_u64(json, "dop", dop == 0 || dop > workers ? workers : dop);
+	/* Any region holds the table here: only the values are wanted. */
+	if (scan_parse(values, SIZE_MAX, &c, err, sizeof(err)) == 0) {
+		json_key_u64(json, "block_size_bytes", c.block_size);
+		json_key_u64(json, "stride_bytes", c.stride);
+		json_key_u64(json, "granule_bytes", c.granule);
+		json_key_u64(json, "dop", c.dop == 0 || c.dop > workers ? workers : c.dop);
+	}
 	json_key_double(json, "scan_bytes_per_s", wall_s > 0 ? (double)merged->bytes / wall_s : 0.0);
 	json_key_double(json, "blocks_per_s", wall_s > 0 ? (double)merged->ops / wall_s : 0.0);
 }
