@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Database workloads, run for real through build/mshare-bench (TAP output).
+
+Each check runs the harness with a few workers on a small region and reads
+the JSON record. Operation budgets (--ops) and seeds are fixed, so the
+counts are reproducible; nothing here depends on timing.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BIN = os.path.join("build", "mshare-bench")
+WORKERS = 4
+SIZE = "64M"                      # 8192 blocks of 8 KiB, 16384 pages of 4 KiB
+WORKLOADS = ["sga-read", "oltp", "scan", "redo", "connect-storm"]
+
+test_no = 0
+failures = 0
+
+
+def tap(ok, what, skip=None):
+    global test_no, failures
+    test_no += 1
+    if skip:
+        print(f"ok {test_no} - {what} # SKIP {skip}")
+        return
+    print(f"{'ok' if ok else 'not ok'} {test_no} - {what}")
+    if not ok:
+        failures += 1
+    sys.stdout.flush()
+
+
+def run(workload, *args, backend="shm", workers=WORKERS, size=SIZE, env=None):
+    """Run one workload; returns (exit status, record or None, stderr)."""
+    cmd = [BIN, "run", "--backend", backend, "--workers", str(workers), "--size", size,
+           "--workload", workload, "--quiet", *args]
+    e = dict(os.environ)
+    e.pop("PMEM_IS_PMEM_FORCE", None)
+    e.update(env or {})
+    p = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=300)
+    record = None
+    if p.returncode in (0, 3) and p.stdout.strip():
+        try:
+            record = json.loads(p.stdout)
+        except json.JSONDecodeError:
+            pass
+    return p.returncode, record, p.stderr.strip()
+
+
+def wl(record):
+    return record["results"]["workload"]
+
+
+def counters(record):
+    return wl(record)["counters"]
+
+
+def hugetlb_2m_usable():
+    p = subprocess.run([BIN, "backends"], capture_output=True, text=True)
+    for line in (p.stdout + p.stderr).splitlines():
+        f = line.split()
+        if f and f[0] == "hugetlb-2m":
+            return f[1] == "yes", " ".join(f[2:])
+    return False, "hugetlb-2m not listed by `mshare-bench backends`"
+
+
+def budget(workload):
+    return {"connect-storm": ["--ops", "20"], "scan": ["--ops", "2000"]}.get(workload, ["--ops", "2000"])
+
+
+def test_every_backend():
+    huge_ok, huge_why = hugetlb_2m_usable()
+    for backend in ["shm", "anon", "hugetlb-2m"]:
+        for w in WORKLOADS:
+            what = f"{w} runs on {backend} with {WORKERS} workers"
+            if backend == "hugetlb-2m" and not huge_ok:
+                tap(True, what, skip=f"hugetlb-2m unusable here: {huge_why}")
+                continue
+            rc, rec, err = run(w, *budget(w), backend=backend)
+            if backend == "hugetlb-2m" and rc == 1 and ("huge pages" in err or "pool of" in err):
+                tap(True, what, skip=f"no 2 MiB pages could be reserved: {err.splitlines()[-1] if err else rc}")
+                continue
+            if w == "connect-storm" and backend == "anon":
+                # An anon region is shared only through fork: a worker that
+                # detached cannot map it again, and says so.
+                tap(rc != 0 and "cannot map the region again" in err,
+                    f"connect-storm on anon fails with a clear message (rc {rc}: {err.splitlines()[0] if err else ''})")
+                continue
+            ok = rc == 0 and rec is not None and wl(rec)["ops"] > 0 and \
+                rec["config"]["backend"] == backend and rec["results"]["workload"]["name"] == w
+            tap(ok, f"{what}: rc {rc}, ops {wl(rec)['ops'] if rec else '-'}" + (f" ({err})" if rc else ""))
+
+
+def test_sga_read_distribution():
+    rc, rec, err = run("sga-read", "--ops", "50000", "--seed", "1")
+    w = wl(rec) if rec else {}
+    ok = rc == 0 and abs(w["hot1_share"] - w["hot1_share_model"]) < 0.03 and w["hot1_share"] > 0.3
+    tap(ok, "sga-read zipf 0.99: hottest 1%% of blocks get %.4f of reads, exact zipfian %.4f (uniform would be 0.01)"
+        % (w.get("hot1_share", -1), w.get("hot1_share_model", -1)))
+    ok = rc == 0 and abs(w["hot10_share"] - w["hot10_share_model"]) < 0.03
+    tap(ok, "sga-read zipf 0.99: hottest 10%% get %.4f, exact %.4f" % (w.get("hot10_share", -1), w.get("hot10_share_model", -1)))
+
+    rc, rec, err = run("sga-read", "--ops", "50000", "--seed", "1", "--theta", "0.5")
+    w = wl(rec) if rec else {}
+    ok = rc == 0 and abs(w["hot1_share"] - w["hot1_share_model"]) < 0.03
+    tap(ok, "sga-read zipf 0.5: hottest 1%% get %.4f, exact %.4f" % (w.get("hot1_share", -1), w.get("hot1_share_model", -1)))
+
+    rc, rec, err = run("sga-read", "--ops", "50000", "--seed", "1", "--distribution", "uniform")
+    w = wl(rec) if rec else {}
+    ok = rc == 0 and abs(w["hot1_share"] - 0.01) < 0.002 and abs(w["hot10_share"] - 0.10) < 0.005
+    tap(ok, "sga-read uniform: hottest 1%% get %.4f (want 0.01), hottest 10%% get %.4f (want 0.10)"
+        % (w.get("hot1_share", -1), w.get("hot10_share", -1)))
+
+    a = run("sga-read", "--ops", "20000", "--seed", "7")[1]
+    b = run("sga-read", "--ops", "20000", "--seed", "7")[1]
+    c = run("sga-read", "--ops", "20000", "--seed", "8")[1]
+    ok = a and b and c and counters(a) == counters(b) and counters(a)["hot1_ops"] != counters(c)["hot1_ops"]
+    tap(ok, "sga-read: the same --seed repeats the same choices (hot1_ops %s, %s), another seed does not (%s)"
+        % tuple(counters(x)["hot1_ops"] if x else "-" for x in (a, b, c)))
+
+
+def check_oltp(env, path):
+    rc, rec, err = run("oltp", "--ops", "20000", "--write-pct", "50", env=env)
+    c = counters(rec) if rec else {}
+    w = wl(rec) if rec else {}
+    tap(rc == 0 and w.get("persist_path") == path and c.get("persist_%s_workers" % path) == WORKERS,
+        f"oltp: persistence path is {path} in every worker (got {w.get('persist_path')})")
+    tap(rc == 0 and c["verified_foreign"] > 0 and c["checksum_failures"] == 0,
+        "oltp (%s): %s block reads validated writes made durable by another worker, %s checksum failures"
+        % (path, c.get("verified_foreign"), c.get("checksum_failures")))
+    tap(rc == 0 and c["writes"] + c["reads"] == WORKERS * 20000 and abs(w["write_share"] - 0.5) < 0.02,
+        "oltp (%s): %s reads + %s writes, write share %.3f for --write-pct 50"
+        % (path, c.get("reads"), c.get("writes"), w.get("write_share", -1)))
+
+
+def test_oltp():
+    check_oltp({}, "msync")
+    check_oltp({"PMEM_IS_PMEM_FORCE": "1"}, "pmem")
+
+
+def test_redo():
+    for env, path in [({}, "msync"), ({"PMEM_IS_PMEM_FORCE": "1"}, "pmem")]:
+        # The log is larger than all that is written: no reader can be
+        # lapped, so every reader must validate every record.
+        rc, rec, err = run("redo", "--ops", "5000", "--writers", "2", env=env)
+        c = counters(rec) if rec else {}
+        readers = WORKERS - 2
+        ok = rc == 0 and c["records_written"] == 2 * 5000 and \
+            c["records_verified"] == readers * c["records_written"] and \
+            c["checksum_failures"] == 0 and c["sequence_errors"] == 0 and wl(rec)["persist_path"] == path
+        tap(ok, "redo (%s): %s records appended durably by 2 writers, each of %d readers validated all "
+            "(%s verified, %s checksum failures, %s sequence errors)"
+            % (path, c.get("records_written"), readers, c.get("records_verified"),
+               c.get("checksum_failures"), c.get("sequence_errors")))
+    # A 16 KiB log laps constantly: writers wait for space, readers get
+    # overrun, and still no torn record is ever accepted.
+    rc, rec, err = run("redo", "--ops", "5000", "--writers", "2", "--log-size", "16K")
+    c = counters(rec) if rec else {}
+    ok = rc == 0 and c["records_verified"] > 0 and c["checksum_failures"] == 0 and c["sequence_errors"] == 0
+    tap(ok, "redo with a 16 KiB log: %s verified, %s overruns, %s space waits, %s checksum failures"
+        % (c.get("records_verified"), c.get("overruns"), c.get("space_waits"), c.get("checksum_failures")))
+
+
+def test_connect_storm():
+    rc, rec, err = run("connect-storm", "--ops", "25", "--working-set", "256K")
+    c = counters(rec) if rec else {}
+    n = WORKERS * 25
+    ok = rc == 0 and c["attaches"] == c["detaches"] == c["connections"] == n and wl(rec)["attach_detach_balanced"]
+    tap(ok, f"connect-storm: {c.get('attaches')} attaches == {c.get('detaches')} detaches == {n} connections")
+    faults = rec["results"]["fault_latency_ns"]["count"] if rec else -1
+    tap(rc == 0 and c["working_set_pages"] == n * 64 and faults == n * 64,
+        f"connect-storm: every connection first-touched its 64 pages ({c.get('working_set_pages')} pages, "
+        f"{faults} timed touches)")
+
+
+def test_scan():
+    pages = (64 << 20) // 4096
+    # dop 0: the four workers split the table; 4096 blocks each = 2 passes
+    # over their 2048-block share.
+    rc, rec, err = run("scan", "--ops", "4096", "--page", "4k")
+    c = counters(rec) if rec else {}
+    faults = rec["results"]["fault_latency_ns"]["count"] if rec else -1
+    tap(rc == 0 and c["passes"] == WORKERS and faults == pages,
+        f"scan dop 0: {c.get('passes')} passes, {faults} first touches == {pages} pages of the table, each once")
+    rc, rec, err = run("scan", "--ops", "8192", "--dop", "1", "--page", "4k")
+    faults = rec["results"]["fault_latency_ns"]["count"] if rec else -1
+    tap(rc == 0 and faults == WORKERS * pages,
+        f"scan dop 1: every worker scans the whole table ({faults} first touches == {WORKERS} x {pages})")
+    rc, rec, err = run("scan", "--ops", "64", "--dop", "1", "--stride", "2M")
+    c = counters(rec) if rec else {}
+    tap(rc == 0 and c["passes"] == WORKERS and wl(rec)["ops"] == WORKERS * 64,
+        f"scan --stride 2M: 32 blocks per pass, {c.get('passes')} passes of {WORKERS} workers for 64 ops each")
+
+
+def test_bad_params():
+    bad = [
+        ("sga-read", "--theta", "1.5"), ("sga-read", "--theta", "abc"),
+        ("sga-read", "--distribution", "zipfian"), ("sga-read", "--block-size", "3K"),
+        ("sga-read", "--scramble", "maybe"),
+        ("oltp", "--write-pct", "101"), ("oltp", "--row-size", "12"),
+        ("scan", "--stride", "4K"), ("scan", "--dop", "x"), ("scan", "--granule", "1K"),
+        ("redo", "--writers", "0"), ("redo", "--record-size", "100"), ("redo", "--log-size", "999G"),
+        ("connect-storm", "--working-set", "0"), ("connect-storm", "--working-set", "1T"),
+    ]
+    with tempfile.TemporaryDirectory() as d:
+        for w, opt, value in bad:
+            out = os.path.join(d, "r.json")
+            rc, rec, err = run(w, opt, value, "--ops", "10", "--out", out)
+            ok = rc not in (0, 3) and value in err and not os.path.exists(out) and not os.listdir(d)
+            tap(ok, f"{w} {opt} {value} rejected (rc {rc}): {err.splitlines()[-1] if err else ''}")
+
+
+def main():
+    if not os.access(BIN, os.X_OK):
+        print(f"not ok 1 - {BIN} is missing: run make first")
+        return 1
+    test_every_backend()
+    test_sga_read_distribution()
+    test_oltp()
+    test_redo()
+    test_connect_storm()
+    test_scan()
+    test_bad_params()
+    print(f"1..{test_no}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
