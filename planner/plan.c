@@ -1,12 +1,324 @@
-/* plan.c - the capacity planner (issue 8 replaces this placeholder). */
+/* plan.c - `mshare-bench plan`: the capacity planner's command line.
+ *
+ * Reads the deployment (region size, process count, touch fraction, RAM,
+ * private memory, modes), runs the page-table model for each mode and
+ * prints the plan; or, with --calibrate, compares the model with measured
+ * run records. Options are parsed by hand (not getopt) so that the planner
+ * leaves no global parser state behind in the harness binary.
+ */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "calibrate.h"
+#include "capacity.h"
 #include "plan.h"
+#include "plan_report.h"
+#include "pt_model.h"
+#include "units.h"
+
+#define DEFAULT_ADDR (2ull << 40) /* 2 TiB: its own 512 GiB PGD slot */
+#define MMAP_MIN_ADDR 65536ull
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"usage: mshare-bench plan --sga SIZE --processes N [options]\n"
+"       mshare-bench plan --calibrate RUN_DIR|RECORD.json [--json]\n"
+"\n"
+"Capacity planner: how much memory the page tables of one shared region\n"
+"(an SGA) take when N processes map it, per page mode, and whether the\n"
+"deployment fits in RAM. Every figure it prints is MODELLED, not measured.\n"
+"\n"
+"Options:\n"
+"  --sga SIZE            region size: 4K, 256M, 300G, 1T (binary units)\n"
+"  --processes N         processes mapping the region (1 .. 4194304)\n"
+"  --touch-fraction F    part of the region each process touches, 0 < F <= 1\n"
+"                        (default 1)\n"
+"  --mode M[,M...]       4k, hugetlb-2m, hugetlb-1g, dax-2m, mshare; repeatable;\n"
+"                        default: all, side by side\n"
+"  --ram SIZE            machine RAM (default: this host's MemTotal)\n"
+"  --private SIZE        private memory per process, beyond the region (default 0)\n"
+"  --addr ADDR           region start, hex (0x...) or size (2T); default 2T,\n"
+"                        512 GiB-aligned; an unaligned start shows its cost\n"
+"  --sga-in-ram yes|no   count the region's data against RAM (default: yes,\n"
+"                        except dax-2m whose data lives on the DAX device)\n"
+"  --json                JSON instead of text\n"
+"  --series              gnuplot table: page-table bytes vs process count per mode\n"
+"  --calibrate PATH      compare the model with measured run records: a run\n"
+"                        directory (records/*.json, else *.json) or one record\n"
+"  -h, --help            this text\n"
+"\n"
+"Model assumptions:\n"
+"  - x86-64, 4-level paging (P4D folded), 4 KiB page-table pages of 512\n"
+"    8-byte entries: a PTE page maps 2 MiB, a PMD page 1 GiB, a PUD page\n"
+"    512 GiB. Counts are exact for the region's alignment: a page exists for\n"
+"    every aligned span the touched part reaches into.\n"
+"  - Each process touches the first F of the region (F of its 2 MiB ranges,\n"
+"    densely); a scattered touch of the same amount allocates more. With\n"
+"    F = 1 every page-table page of the region exists in every process.\n"
+"  - The region's page-table pages hold nothing else (true at the default\n"
+"    address: the region has its own 512 GiB PGD slot). A process's PGD page\n"
+"    exists anyway; the region adds only PGD entries to it (listed, 0 pages).\n"
+"  - 4k: PTE+PMD+PUD pages per process, nothing shared (MAP_SHARED shares\n"
+"    the data, not the page tables).\n"
+"  - hugetlb-2m: no PTE pages. A PMD page is shared by all processes only for\n"
+"    a 1 GiB-aligned range lying wholly inside the MAP_SHARED mapping (the\n"
+"    kernel's want_pmd_share()); head/tail ranges of a mapping that is not\n"
+"    1 GiB-aligned get a PMD page per process. PUD pages per process. The\n"
+"    address must be 2 MiB-aligned; the length rounds up to 2 MiB.\n"
+"  - hugetlb-1g: PUD pages per process, nothing below; 1 GiB-aligned address.\n"
+"  - dax-2m: fsdax file at offset 0 mapped with 2 MiB PMD entries: PMD+PUD\n"
+"    pages per process; PTE pages for a partial last 2 MiB, or everywhere if\n"
+"    the address is not 2 MiB-aligned. A namespace that gives a mix of 2 MiB\n"
+"    and 4 KiB mappings costs more (up to the 4k figure).\n"
+"  - mshare (v1 series): the region's PUD+PMD+PTE pages (4 KiB data pages)\n"
+"    exist once in the mshare host mm, plus the host mm's PGD page; each\n"
+"    process only copies PGD entries (no page-table page of its own). The\n"
+"    mshare range is the region widened to 512 GiB alignment.\n"
+"  - Views: 'PT total' counts each page-table page once (meminfo PageTables).\n"
+"    A process's VmPTE counts every PTE/PMD/PUD page it maps, so shared\n"
+"    hugetlb PMD pages appear once per process there (shown separately);\n"
+"    mshare pages are in the host mm and in no process's VmPTE.\n"
+"  - Demand = page tables + region data in RAM + private x N. Not modelled:\n"
+"    the processes' own page tables for code/stack/heap (give them with\n"
+"    --private), kernel memory, page cache, other programs.\n"
+"  - max procs: largest N whose demand fits in RAM, at most PID_MAX_LIMIT\n"
+"    (4194304).\n"
+"\n"
+"Example (the mshare cover letter): --sga 300G --processes 1500 --ram 512G --mode 4k\n"
+"gives 600 MiB of PTEs per process, 878.9 GiB of PTEs in all: does not fit.\n");
+}
+
+static int bad_value(const char *option, const char *value, const char *expected)
+{
+	fprintf(stderr, "mshare-bench plan: %s: '%s' is not %s\n", option, value, expected);
+	return 2;
+}
+
+static uint64_t host_memtotal(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
+/* "4k,mshare" or "4k": append each mode, rejecting unknown and repeated names. */
+static int add_modes(struct plan_request *req, const char *text)
+{
+	char buf[256], *save = NULL, *tok;
+
+	if (strlen(text) >= sizeof(buf) || text[0] == '\0')
+		return bad_value("--mode", text, "a mode list (4k, hugetlb-2m, hugetlb-1g, dax-2m, mshare)");
+	strcpy(buf, text);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		enum pt_mode m;
+
+		if (pt_mode_from_name(tok, &m) < 0)
+			return bad_value("--mode", tok, "a mode (4k, hugetlb-2m, hugetlb-1g, dax-2m, mshare)");
+		for (int i = 0; i < req->mode_count; i++) {
+			if (req->modes[i] == m) {
+				fprintf(stderr, "mshare-bench plan: --mode: '%s' given twice\n", tok);
+				return 2;
+			}
+		}
+		req->modes[req->mode_count++] = m;
+	}
+	return 0;
+}
+
+struct plan_args {
+	struct plan_request req;
+	bool have_sga, have_processes, have_ram, json, series;
+	const char *calibrate;
+};
+
+/* Value of "--opt value" or "--opt=value"; NULL (and a message) if missing. */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "mshare-bench plan: %s needs a value\n", name);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static bool is_option(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+/* 0 on success, 1 after --help, 2 for bad input (message printed). */
+static int parse_args(int argc, char **argv, struct plan_args *a)
+{
+	struct plan_request *req = &a->req;
+
+	req->region.addr = DEFAULT_ADDR;
+	req->region.touch_fraction = 1.0;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *v;
+
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			usage(stdout);
+			return 1;
+		} else if (strcmp(arg, "--json") == 0) {
+			a->json = true;
+		} else if (strcmp(arg, "--series") == 0) {
+			a->series = true;
+		} else if (is_option(arg, "--sga")) {
+			if (!(v = option_value(argc, argv, &i, "--sga")))
+				return 2;
+			if (units_parse_size(v, &req->region.size) < 0 || req->region.size == 0)
+				return bad_value("--sga", v, "a size above zero (e.g. 4K, 256M, 300G, 1T)");
+			a->have_sga = true;
+		} else if (is_option(arg, "--processes")) {
+			if (!(v = option_value(argc, argv, &i, "--processes")))
+				return 2;
+			if (units_parse_count(v, &req->inputs.processes) < 0 ||
+			    req->inputs.processes > PT_PID_MAX_LIMIT)
+				return bad_value("--processes", v, "a process count from 1 to 4194304");
+			a->have_processes = true;
+		} else if (is_option(arg, "--touch-fraction")) {
+			if (!(v = option_value(argc, argv, &i, "--touch-fraction")))
+				return 2;
+			if (units_parse_fraction(v, &req->region.touch_fraction) < 0)
+				return bad_value("--touch-fraction", v, "a fraction F with 0 < F <= 1");
+		} else if (is_option(arg, "--mode")) {
+			int rc;
+
+			if (!(v = option_value(argc, argv, &i, "--mode")))
+				return 2;
+			if ((rc = add_modes(req, v)) != 0)
+				return rc;
+		} else if (is_option(arg, "--ram")) {
+			if (!(v = option_value(argc, argv, &i, "--ram")))
+				return 2;
+			if (units_parse_size(v, &req->inputs.ram_bytes) < 0 || req->inputs.ram_bytes == 0)
+				return bad_value("--ram", v, "a size above zero (e.g. 512G)");
+			a->have_ram = true;
+		} else if (is_option(arg, "--private")) {
+			if (!(v = option_value(argc, argv, &i, "--private")))
+				return 2;
+			if (units_parse_size(v, &req->inputs.private_bytes) < 0)
+				return bad_value("--private", v, "a size (e.g. 0, 64M, 2G)");
+		} else if (is_option(arg, "--addr")) {
+			if (!(v = option_value(argc, argv, &i, "--addr")))
+				return 2;
+			if (units_parse_addr(v, &req->region.addr) < 0)
+				return bad_value("--addr", v, "an address (0x20000000000 or 2T)");
+			if (req->region.addr % 4096)
+				return bad_value("--addr", v, "4 KiB-aligned (mmap needs a page-aligned address)");
+			if (req->region.addr < MMAP_MIN_ADDR)
+				return bad_value("--addr", v, "at or above 64 KiB (vm.mmap_min_addr)");
+		} else if (is_option(arg, "--sga-in-ram")) {
+			if (!(v = option_value(argc, argv, &i, "--sga-in-ram")))
+				return 2;
+			if (strcmp(v, "yes") == 0)
+				req->inputs.sga = SGA_PLACEMENT_RAM;
+			else if (strcmp(v, "no") == 0)
+				req->inputs.sga = SGA_PLACEMENT_NOT_RAM;
+			else
+				return bad_value("--sga-in-ram", v, "yes or no");
+		} else if (is_option(arg, "--calibrate")) {
+			if (!(a->calibrate = option_value(argc, argv, &i, "--calibrate")))
+				return 2;
+		} else {
+			fprintf(stderr, "mshare-bench plan: unknown argument '%s' (see --help)\n", arg);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* Checks that apply whatever the mode; 0 or 2. */
+static int check_plan_args(struct plan_args *a)
+{
+	struct plan_request *req = &a->req;
+	uint64_t size = req->region.size;
+
+	if (!a->have_sga || !a->have_processes) {
+		fprintf(stderr, "mshare-bench plan: %s is required (see --help)\n",
+			!a->have_sga ? "--sga" : "--processes");
+		return 2;
+	}
+	/* mmap maps whole 4 KiB pages: a length in bytes rounds up. */
+	req->region.size = units_align_up(size, 4096);
+	if (req->region.addr >= PT_USER_VA_END || req->region.size > PT_USER_VA_END - req->region.addr) {
+		fprintf(stderr, "mshare-bench plan: --sga %llu bytes at --addr 0x%llx ends beyond the 128 TiB "
+			"user address space of 4-level paging\n", (unsigned long long)size,
+			(unsigned long long)req->region.addr);
+		return 2;
+	}
+	if (!a->have_ram) {
+		req->inputs.ram_bytes = host_memtotal();
+		req->ram_from_host = true;
+		if (!req->inputs.ram_bytes) {
+			fprintf(stderr, "mshare-bench plan: cannot read this host's RAM size; give --ram\n");
+			return 2;
+		}
+	}
+	return 0;
+}
 
 int plan_main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "mshare-bench plan: the capacity planner is not built yet\n");
-	return 2;
+	static struct plan_args a;
+	struct plan_row rows[PT_MODE_COUNT];
+	bool modes_given;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (a.calibrate) {
+		if (a.have_sga || a.have_processes || a.have_ram || a.req.mode_count) {
+			fprintf(stderr, "mshare-bench plan: --calibrate takes its inputs from the records; "
+				"only --json or --series may go with it\n");
+			return 2;
+		}
+		return calibrate_main(a.calibrate, a.series ? CALIBRATE_SERIES
+				      : a.json ? CALIBRATE_JSON : CALIBRATE_TEXT, stdout);
+	}
+	if ((rc = check_plan_args(&a)) != 0)
+		return rc;
+
+	modes_given = a.req.mode_count > 0;
+	if (!modes_given)
+		for (int m = 0; m < PT_MODE_COUNT; m++)
+			a.req.modes[a.req.mode_count++] = (enum pt_mode)m;
+
+	memset(rows, 0, sizeof(rows));
+	for (int i = 0; i < a.req.mode_count; i++) {
+		struct pt_cost cost;
+
+		if (pt_model(a.req.modes[i], &a.req.region, &cost, rows[i].error, sizeof(rows[i].error)) < 0) {
+			/* A mode the user named must work; in the default
+			 * all-modes table it is shown as not applicable. */
+			if (modes_given) {
+				fprintf(stderr, "mshare-bench plan: --mode %s: %s\n",
+					pt_mode_name(a.req.modes[i]), rows[i].error);
+				return 2;
+			}
+			continue;
+		}
+		rows[i].valid = true;
+		capacity_compute(&cost, &a.req.inputs, &rows[i].cap);
+	}
+
+	if (a.series)
+		plan_report_series(stdout, &a.req, rows);
+	else if (a.json)
+		plan_report_json(stdout, &a.req, rows);
+	else
+		plan_report_text(stdout, &a.req, rows);
+	return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -1,0 +1,584 @@
+/* calibrate.c - `mshare-bench plan --calibrate`: model vs measured. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "calibrate.h"
+#include "json_read.h"
+#include "plan_report.h"
+#include "pt_model.h"
+#include "units.h"
+
+#define FMT(b) units_format_bytes((b), (char[32]){ 0 }, 32)
+
+/* mm/vmstat.c caps a per-CPU counter's unflushed delta at 125 pages. */
+#define VMSTAT_MAX_THRESHOLD 125
+
+enum view { VIEW_REGION_PER_WORKER, VIEW_VMPTE_SUM, VIEW_MEMINFO, VIEW_COUNT };
+
+static const char *const view_names[VIEW_COUNT] = {
+	[VIEW_REGION_PER_WORKER] = "vmpte_region_per_worker",
+	[VIEW_VMPTE_SUM] = "vmpte_sum",
+	[VIEW_MEMINFO] = "meminfo_delta",
+};
+
+static const char *const view_text[VIEW_COUNT] = {
+	[VIEW_REGION_PER_WORKER] = "VmPTE region/worker (baseline subtracted)",
+	[VIEW_VMPTE_SUM] = "VmPTE sum over workers (incl. measured baseline)",
+	[VIEW_MEMINFO] = "meminfo PageTables delta (system-wide, each page once)",
+};
+
+static const char *const view_key[VIEW_COUNT] = {
+	[VIEW_REGION_PER_WORKER] = "results.pagetables.region_bytes_per_worker",
+	[VIEW_VMPTE_SUM] = "results.pagetables.vmpte_sum_bytes",
+	[VIEW_MEMINFO] = "results.pagetables.meminfo_delta_bytes",
+};
+
+struct comparison {
+	bool have;
+	double measured, model, error_pct;
+	bool within;
+	char reason[1024];
+};
+
+struct point {
+	char file[512];
+	const char *backend, *workload;
+	uint64_t workers, size, addr, page_bytes, mem_total;
+	bool mixed;
+	char mode_label[96];
+	enum pt_mode mode;
+	double touch_fraction;
+	struct pt_cost cost;
+	bool skipped;
+	char skip_reason[512];
+	struct comparison cmp[VIEW_COUNT];
+};
+
+/* ---- finding the records ---------------------------------------------- */
+
+struct path_list {
+	char **paths;
+	size_t count, cap;
+};
+
+static int list_add(struct path_list *l, const char *dir, const char *name)
+{
+	char *p;
+
+	if (l->count == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		char **n = realloc(l->paths, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		l->paths = n;
+		l->cap = cap;
+	}
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return -1;
+	l->paths[l->count++] = p;
+	return 0;
+}
+
+static int json_name(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	/* The run directory's manifest describes the sweep, not one run. */
+	return n > 5 && strcmp(d->d_name + n - 5, ".json") == 0 && d->d_name[0] != '.' &&
+	       strcmp(d->d_name, "manifest.json") != 0;
+}
+
+/* Every *.json in dir, sorted by name. -1 if dir cannot be read. */
+static int list_dir(const char *dir, struct path_list *l)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, json_name, alphasort), rc = 0;
+
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		if (rc == 0 && list_add(l, dir, names[i]->d_name) < 0)
+			rc = -1;
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+static int find_records(const char *path, struct path_list *l)
+{
+	struct stat st;
+	char *records;
+
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "mshare-bench plan: --calibrate: '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		l->paths = malloc(sizeof(*l->paths));
+		if (!l->paths || !(l->paths[0] = strdup(path)))
+			return -1;
+		l->count = l->cap = 1;
+		return 0;
+	}
+	if (asprintf(&records, "%s/records", path) < 0)
+		return -1;
+	if (stat(records, &st) == 0 && S_ISDIR(st.st_mode)) {
+		int rc = list_dir(records, l);
+
+		free(records);
+		return rc;
+	}
+	free(records);
+	return list_dir(path, l);
+}
+
+/* ---- modelling one record ---------------------------------------------- */
+
+/* Workloads that reach every 2 MiB range of the region in every worker. */
+static bool touches_everything(const char *workload)
+{
+	return strcmp(workload, "touch") == 0 || strcmp(workload, "pt-footprint") == 0 ||
+	       strcmp(workload, "verify") == 0;
+}
+
+static int choose_mode(const struct jr_value *r, struct point *p)
+{
+	bool dax = false;
+
+	jr_get_bool(r, "results.dax", &dax);
+	if (strcmp(p->backend, "hugetlb-2m") == 0 || strcmp(p->backend, "hugetlb-1g") == 0 ||
+	    strcmp(p->backend, "mshare") == 0) {
+		pt_mode_from_name(p->backend, &p->mode);
+		snprintf(p->mode_label, sizeof(p->mode_label), "%s", p->backend);
+		return 0;
+	}
+	if (strcmp(p->backend, "shm") && strcmp(p->backend, "file") && strcmp(p->backend, "anon")) {
+		snprintf(p->skip_reason, sizeof(p->skip_reason), "backend '%s' has no planner mode", p->backend);
+		return -1;
+	}
+	if (p->page_bytes == 4096 && !p->mixed) {
+		p->mode = PT_MODE_4K;
+		snprintf(p->mode_label, sizeof(p->mode_label), "4k");
+	} else if (p->page_bytes == (2u << 20) || p->mixed) {
+		p->mode = PT_MODE_DAX_2M;
+		snprintf(p->mode_label, sizeof(p->mode_label), "%s%s", dax ? "dax-2m" : "thp-2m (as dax-2m)",
+			 p->mixed ? ", mixed" : "");
+	} else {
+		snprintf(p->skip_reason, sizeof(p->skip_reason), "page size obtained %" PRIu64 " bytes has no planner mode",
+			 p->page_bytes);
+		return -1;
+	}
+	return 0;
+}
+
+/* A mapping that is part 2 MiB, part 4 KiB: the 2 MiB blocks that are not
+ * PMD-mapped (per the record's smaps of one worker) each need a PTE page. */
+static void apply_mixed_mapping(const struct jr_value *r, struct point *p)
+{
+	uint64_t shmem = 0, file = 0, anon = 0, pmd_bytes, rest;
+
+	jr_get_u64(r, "results.smaps.shmem_pmd_mapped_bytes", &shmem);
+	jr_get_u64(r, "results.smaps.file_pmd_mapped_bytes", &file);
+	jr_get_u64(r, "results.smaps.anon_huge_bytes", &anon);
+	pmd_bytes = shmem + file + anon;
+	if (pmd_bytes > p->cost.touched_bytes)
+		pmd_bytes = p->cost.touched_bytes;
+	rest = p->cost.touched_bytes - pmd_bytes;
+	p->cost.per_process_pages[PT_LEVEL_PTE] = (rest + PT_PTE_SPAN - 1) / PT_PTE_SPAN;
+	snprintf(p->cost.note, sizeof(p->cost.note),
+		 "mixed mapping: %s PMD-mapped per the record's smaps (one worker), %s in 4 KiB pages "
+		 "(one PTE page per 2 MiB)", FMT(pmd_bytes), FMT(rest));
+}
+
+static int model_point(const struct jr_value *r, struct point *p)
+{
+	struct pt_region region;
+	char err[256];
+
+	p->backend = jr_get_string(r, "config.backend");
+	p->workload = jr_get_string(r, "config.workload");
+	if (!p->backend || !p->workload || !jr_get_u64(r, "config.size_bytes", &p->size)) {
+		snprintf(p->skip_reason, sizeof(p->skip_reason),
+			 "not a run record (no config.backend, config.workload or config.size_bytes)");
+		return -1;
+	}
+	if (!jr_get_u64(r, "results.pagetables.vmpte_workers", &p->workers) &&
+	    !jr_get_u64(r, "results.workers_measured", &p->workers) &&
+	    !jr_get_u64(r, "config.workers", &p->workers)) {
+		snprintf(p->skip_reason, sizeof(p->skip_reason), "no worker count in the record");
+		return -1;
+	}
+	if (p->workers == 0) {
+		snprintf(p->skip_reason, sizeof(p->skip_reason), "no worker was measured");
+		return -1;
+	}
+	if (!jr_get_u64(r, "config.addr", &p->addr))
+		p->addr = 2ull << 40;
+	if (!jr_get_u64(r, "results.page_size_bytes", &p->page_bytes)) {
+		const char *pm = jr_get_string(r, "config.page_mode");
+
+		p->page_bytes = pm && strcmp(pm, "4k") == 0 ? 4096 : 0;
+	}
+	jr_get_bool(r, "results.page_size_mixed", &p->mixed);
+	jr_get_u64(r, "environment.mem_total_bytes", &p->mem_total);
+	if (!touches_everything(p->workload)) {
+		snprintf(p->skip_reason, sizeof(p->skip_reason),
+			 "workload '%s': the part of the region it touches is not modelled "
+			 "(touch, pt-footprint and verify reach every 2 MiB range)", p->workload);
+		return -1;
+	}
+	p->touch_fraction = 1.0;
+	if (choose_mode(r, p) < 0)
+		return -1;
+	region.addr = p->addr;
+	region.size = p->size;
+	region.touch_fraction = p->touch_fraction;
+	if (pt_model(p->mode, &region, &p->cost, err, sizeof(err)) < 0) {
+		snprintf(p->skip_reason, sizeof(p->skip_reason), "cannot model: %s", err);
+		return -1;
+	}
+	if (p->mixed && p->mode == PT_MODE_DAX_2M)
+		apply_mixed_mapping(r, p);
+	return 0;
+}
+
+/* Modelled bytes for each view. */
+static double model_view(const struct point *p, enum view v, double baseline_per_worker)
+{
+	double vmpte = (double)(pt_cost_vmpte_pages(&p->cost) * PT_PAGE_BYTES);
+	uint64_t shared = 0;
+
+	switch (v) {
+	case VIEW_REGION_PER_WORKER:
+		return vmpte;
+	case VIEW_VMPTE_SUM:
+		return (double)p->workers * (baseline_per_worker + vmpte);
+	case VIEW_MEMINFO:
+		/* The host mm's PGD page (mshare) exists before the untouched
+		 * point, so the delta does not see it. */
+		for (int l = PT_LEVEL_PTE; l <= PT_LEVEL_PUD; l++)
+			shared += p->cost.shared_pages[l];
+		return (double)p->workers * (double)(pt_cost_per_process_pages(&p->cost) * PT_PAGE_BYTES) +
+		       (double)(shared * PT_PAGE_BYTES);
+	default:
+		return 0;
+	}
+}
+
+static size_t add_reason(char *buf, size_t len, size_t used, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t add_reason(char *buf, size_t len, size_t used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (used >= len)
+		return used;
+	if (used) {
+		n = snprintf(buf + used, len - used, "; ");
+		used += n > 0 ? (size_t)n : 0;
+		if (used >= len)
+			return len;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+	used += n > 0 ? (size_t)n : 0;
+	return used < len ? used : len;
+}
+
+/* Why the model and the measurement differ, from what the record shows. */
+static void explain(const struct jr_value *r, const struct point *p, enum view v, struct comparison *c)
+{
+	size_t used = 0, len = sizeof(c->reason);
+	double diff = c->measured - c->model;
+	double per_worker = v == VIEW_REGION_PER_WORKER ? diff : diff / (double)p->workers;
+	uint64_t rmin = 0, rmax = 0;
+	double before = 0, baseline = 0, parked = 0, base_sum = 0;
+	uint64_t cpus = 0;
+
+	used = add_reason(c->reason, len, used, "measured %s the model by %.0f B per worker (%.2f page-table pages)",
+			  diff > 0 ? "exceeds" : "falls short of", fabs(per_worker), fabs(per_worker) / PT_PAGE_BYTES);
+	if (p->mixed)
+		used = add_reason(c->reason, len, used,
+				  "the mapping mixes 2 MiB and 4 KiB pages; the model takes the split from one worker's smaps, "
+				  "other workers may differ");
+	else if (p->mode == PT_MODE_DAX_2M && strcmp(p->backend, "file") != 0)
+		used = add_reason(c->reason, len, used, "THP: the kernel chose 2 MiB pages (modelled as PMD-mapped)");
+
+	if (v != VIEW_MEMINFO && jr_get_u64(r, "results.pagetables.region_bytes_per_worker_min", &rmin) &&
+	    jr_get_u64(r, "results.pagetables.region_bytes_per_worker_max", &rmax) && rmin != rmax)
+		used = add_reason(c->reason, len, used, "workers differ: %" PRIu64 " to %" PRIu64 " B of region page tables",
+				  rmin, rmax);
+	if (v == VIEW_VMPTE_SUM && fabs(per_worker) > PT_PAGE_BYTES / 2.0)
+		used = add_reason(c->reason, len, used,
+				  "the sum also holds each worker's own page tables, which can grow between the "
+				  "baseline and parked reads");
+	if (v == VIEW_MEMINFO) {
+		double vmpte_view = (double)p->workers * (double)(pt_cost_vmpte_pages(&p->cost) * PT_PAGE_BYTES);
+
+		if (p->mode == PT_MODE_HUGETLB_2M && p->cost.shared_pages[PT_LEVEL_PMD] &&
+		    fabs(c->measured - vmpte_view) < fabs(diff))
+			used = add_reason(c->reason, len, used,
+					  "closer to every worker having its own PMD pages: PMD sharing did not happen");
+		used = add_reason(c->reason, len, used,
+				  "PageTables is system-wide: every other process's page-table changes between the "
+				  "untouched and parked reads land in it");
+		if (jr_get_u64(r, "environment.cpus", &cpus) && cpus &&
+		    fabs(diff) <= (double)(VMSTAT_MAX_THRESHOLD * cpus * PT_PAGE_BYTES))
+			used = add_reason(c->reason, len, used,
+					  "the difference is within the drift of the kernel's per-CPU vmstat counters "
+					  "(meminfo lags by up to the stats threshold, at most %d pages, per CPU: "
+					  "%" PRIu64 " CPUs here)", VMSTAT_MAX_THRESHOLD, cpus);
+		if (jr_get_number(r, "results.pagetables.meminfo_before_bytes", &before) &&
+		    jr_get_number(r, "results.pagetables.meminfo_baseline_bytes", &baseline) &&
+		    jr_get_number(r, "results.pagetables.meminfo_parked_bytes", &parked) &&
+		    jr_get_number(r, "results.pagetables.vmpte_baseline_sum_bytes", &base_sum))
+			used = add_reason(c->reason, len, used,
+					  "evidence: from the first fork to the untouched point PageTables moved by %.0f B "
+					  "while the workers' own VmPTE baselines sum to %.0f B; this host's PageTables "
+					  "total was %s at the parked point",
+					  baseline - before, base_sum, FMT((uint64_t)(parked > 0 ? parked : 0)));
+	}
+	(void)used;
+}
+
+static void compare_point(const struct jr_value *r, struct point *p)
+{
+	double baseline = 0;
+	bool have_baseline = jr_get_number(r, "results.pagetables.vmpte_baseline_per_worker_bytes", &baseline);
+
+	for (int v = 0; v < VIEW_COUNT; v++) {
+		struct comparison *c = &p->cmp[v];
+
+		if (!jr_get_number(r, view_key[v], &c->measured))
+			continue;
+		if (v == VIEW_VMPTE_SUM && !have_baseline)
+			continue;
+		c->have = true;
+		c->model = model_view(p, (enum view)v, baseline);
+		if (c->measured != 0)
+			c->error_pct = (c->model - c->measured) / c->measured * 100.0;
+		else
+			c->error_pct = c->model == 0 ? 0 : INFINITY;
+		c->within = fabs(c->error_pct) <= CALIBRATE_TOLERANCE_PCT;
+		if (!c->within)
+			explain(r, p, (enum view)v, c);
+	}
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static void print_text(FILE *out, const char *path, struct point *pts, size_t n)
+{
+	size_t compared = 0, within = 0, skipped = 0;
+	double worst = 0;
+	const char *worst_view = "";
+
+	fprintf(out, "mshare-bench plan --calibrate %s: MODEL vs MEASURED page-table bytes (tolerance %.0f%%)\n\n",
+		path, CALIBRATE_TOLERANCE_PCT);
+	for (size_t i = 0; i < n; i++) {
+		struct point *p = &pts[i];
+
+		fprintf(out, "%s\n", p->file);
+		if (p->skipped) {
+			fprintf(out, "  skipped: %s\n\n", p->skip_reason);
+			skipped++;
+			continue;
+		}
+		fprintf(out, "  %s, %" PRIu64 " workers, %s at 0x%" PRIx64 ", %s (touch fraction %g), pages %s -> model %s\n",
+			p->backend, p->workers, FMT(p->size), p->addr, p->workload, p->touch_fraction,
+			FMT(p->page_bytes), p->mode_label);
+		fprintf(out, "  model per process: PTE %" PRIu64 " + PMD %" PRIu64 " + PUD %" PRIu64
+			" pages own, %" PRIu64 " shared (%" PRIu64 " counted in each VmPTE)\n",
+			p->cost.per_process_pages[PT_LEVEL_PTE], p->cost.per_process_pages[PT_LEVEL_PMD],
+			p->cost.per_process_pages[PT_LEVEL_PUD], pt_cost_shared_pages(&p->cost),
+			p->cost.shared_in_vmpte_pages[PT_LEVEL_PMD]);
+		if (p->cost.note[0])
+			fprintf(out, "  note: %s\n", p->cost.note);
+		for (int v = 0; v < VIEW_COUNT; v++) {
+			struct comparison *c = &p->cmp[v];
+
+			if (!c->have) {
+				fprintf(out, "  %-55s not in the record\n", view_text[v]);
+				continue;
+			}
+			compared++;
+			within += c->within;
+			if (fabs(c->error_pct) > worst) {
+				worst = fabs(c->error_pct);
+				worst_view = view_names[v];
+			}
+			fprintf(out, "  %-55s measured %12.0f  model %12.0f  error %+7.2f%%  %s\n", view_text[v],
+				c->measured, c->model, c->error_pct, c->within ? "ok" : "OUTSIDE 5%");
+			if (!c->within)
+				fprintf(out, "      why: %s\n", c->reason);
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "summary: %zu record(s), %zu skipped; %zu comparisons, %zu within %.0f%%, worst |error| %.2f%% (%s)\n",
+		n, skipped, compared, within, CALIBRATE_TOLERANCE_PCT, worst, worst_view);
+}
+
+static void print_json(FILE *out, const char *path, struct point *pts, size_t n)
+{
+	size_t compared = 0, within = 0;
+
+	fprintf(out, "{\n  \"planner_version\": 1,\n  \"kind\": \"calibration\",\n  \"path\": ");
+	plan_json_string(out, path);
+	fprintf(out, ",\n  \"tolerance_pct\": %.1f,\n  \"points\": [", CALIBRATE_TOLERANCE_PCT);
+	for (size_t i = 0; i < n; i++) {
+		struct point *p = &pts[i];
+
+		fprintf(out, "%s\n    {\"file\": ", i ? "," : "");
+		plan_json_string(out, p->file);
+		if (p->skipped) {
+			fprintf(out, ", \"skipped\": true, \"reason\": ");
+			plan_json_string(out, p->skip_reason);
+			fprintf(out, "}");
+			continue;
+		}
+		fprintf(out, ", \"skipped\": false, \"backend\": \"%s\", \"workload\": \"%s\", \"mode\": \"%s\", "
+			"\"mode_label\": ", p->backend, p->workload, pt_mode_name(p->mode));
+		plan_json_string(out, p->mode_label);
+		fprintf(out, ", \"workers\": %" PRIu64 ", \"size_bytes\": %" PRIu64 ", \"addr\": \"0x%" PRIx64
+			"\", \"touch_fraction\": %g, \"note\": ", p->workers, p->size, p->addr, p->touch_fraction);
+		plan_json_string(out, p->cost.note);
+		fprintf(out, ",\n     \"comparisons\": [");
+		for (int v = 0, k = 0; v < VIEW_COUNT; v++) {
+			struct comparison *c = &p->cmp[v];
+
+			if (!c->have)
+				continue;
+			compared++;
+			within += c->within;
+			fprintf(out, "%s\n       {\"view\": \"%s\", \"key\": \"%s\", \"measured_bytes\": %.0f, "
+				"\"model_bytes\": %.0f, \"error_pct\": %.4f, \"within_tolerance\": %s, \"reason\": ",
+				k++ ? "," : "", view_names[v], view_key[v], c->measured, c->model,
+				isfinite(c->error_pct) ? c->error_pct : 1e9, c->within ? "true" : "false");
+			plan_json_string(out, c->reason);
+			fprintf(out, "}");
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "\n  ],\n  \"summary\": {\"records\": %zu, \"comparisons\": %zu, \"within_tolerance\": %zu}\n}\n",
+		n, compared, within);
+}
+
+/* Measured points for plots/planner.gp: one line per modelled record, the
+ * region sizes (most common first) and this host's RAM in comments. */
+static void print_series(FILE *out, struct point *pts, size_t n)
+{
+	uint64_t best_size = 0, mem = 0;
+	size_t best_count = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t count = 0;
+
+		if (pts[i].skipped)
+			continue;
+		if (pts[i].mem_total)
+			mem = pts[i].mem_total;
+		for (size_t j = 0; j < n; j++)
+			count += !pts[j].skipped && pts[j].size == pts[i].size;
+		if (count > best_count) {
+			best_count = count;
+			best_size = pts[i].size;
+		}
+	}
+	fprintf(out, "# mshare-bench plan --calibrate series: MEASURED points with the MODEL for each\n");
+	fprintf(out, "# common_size_bytes %" PRIu64 "\n# mem_total_bytes %" PRIu64 "\n", best_size, mem);
+	fprintf(out, "# mode workers size_bytes measured_meminfo model_meminfo measured_vmpte_sum model_vmpte_sum"
+		" measured_region_per_worker model_region_per_worker\n");
+	for (size_t i = 0; i < n; i++) {
+		struct point *p = &pts[i];
+
+		if (p->skipped)
+			continue;
+		fprintf(out, "%s %" PRIu64 " %" PRIu64, pt_mode_name(p->mode), p->workers, p->size);
+		for (int v = VIEW_COUNT - 1; v >= 0; v--) {
+			if (p->cmp[v].have)
+				fprintf(out, " %.0f %.0f", p->cmp[v].measured, p->cmp[v].model);
+			else
+				fprintf(out, " NaN NaN");
+		}
+		fputc('\n', out);
+	}
+}
+
+int calibrate_main(const char *path, enum calibrate_format format, FILE *out)
+{
+	struct path_list list = { 0 };
+	struct point *pts;
+	size_t modelled = 0;
+
+	if (find_records(path, &list) < 0) {
+		if (errno)
+			fprintf(stderr, "mshare-bench plan: --calibrate: cannot read '%s'\n", path);
+		return 2;
+	}
+	if (list.count == 0) {
+		fprintf(stderr, "mshare-bench plan: --calibrate: '%s' holds no run record (*.json)\n", path);
+		free(list.paths);
+		return 2;
+	}
+	pts = calloc(list.count, sizeof(*pts));
+	if (!pts) {
+		fprintf(stderr, "mshare-bench plan: out of memory\n");
+		return 1;
+	}
+	/* Records stay parsed until the output is written: the points point
+	 * into them (backend and workload names). */
+	struct jr_value **roots = calloc(list.count, sizeof(*roots));
+
+	for (size_t i = 0; roots && i < list.count; i++) {
+		struct point *p = &pts[i];
+		char err[400];
+
+		snprintf(p->file, sizeof(p->file), "%s", list.paths[i]);
+		roots[i] = jr_parse_file(list.paths[i], err, sizeof(err));
+		if (!roots[i]) {
+			p->skipped = true;
+			snprintf(p->skip_reason, sizeof(p->skip_reason), "unreadable: %s", err);
+			continue;
+		}
+		if (model_point(roots[i], p) < 0) {
+			p->skipped = true;
+			continue;
+		}
+		compare_point(roots[i], p);
+		modelled++;
+	}
+	if (!roots) {
+		fprintf(stderr, "mshare-bench plan: out of memory\n");
+		return 1;
+	}
+	if (format == CALIBRATE_JSON)
+		print_json(out, path, pts, list.count);
+	else if (format == CALIBRATE_SERIES)
+		print_series(out, pts, list.count);
+	else
+		print_text(out, path, pts, list.count);
+	for (size_t i = 0; i < list.count; i++) {
+		jr_free(roots[i]);
+		free(list.paths[i]);
+	}
+	free(roots);
+	free(list.paths);
+	free(pts);
+	if (modelled == 0) {
+		fprintf(stderr, "mshare-bench plan: --calibrate: no record in '%s' could be modelled\n", path);
+		return 2;
+	}
+	return fflush(out) == 0 ? 0 : 1;
+}

@@ -1,0 +1,55 @@
+/* capacity.c - page-table totals, memory demand and the fit verdict. */
+#include <string.h>
+
+#include "capacity.h"
+#include "units.h"
+
+void capacity_compute(const struct pt_cost *cost, const struct capacity_inputs *in,
+		      struct capacity *out)
+{
+	bool sga_in_ram;
+	uint64_t fixed, per_process;
+
+	memset(out, 0, sizeof(*out));
+	out->cost = *cost;
+	out->pt_per_process_bytes = pt_cost_per_process_pages(cost) * PT_PAGE_BYTES;
+	out->pt_shared_bytes = pt_cost_shared_pages(cost) * PT_PAGE_BYTES;
+	out->pt_total_bytes = units_sat_add(units_sat_mul(out->pt_per_process_bytes, in->processes),
+					    out->pt_shared_bytes);
+	out->pte_per_process_bytes = cost->per_process_pages[PT_LEVEL_PTE] * PT_PAGE_BYTES;
+	out->pte_total_bytes = units_sat_add(units_sat_mul(out->pte_per_process_bytes, in->processes),
+					     cost->shared_pages[PT_LEVEL_PTE] * PT_PAGE_BYTES);
+	out->vmpte_per_process_bytes = pt_cost_vmpte_pages(cost) * PT_PAGE_BYTES;
+
+	if (in->sga == SGA_PLACEMENT_DEFAULT)
+		sga_in_ram = cost->mode != PT_MODE_DAX_2M;
+	else
+		sga_in_ram = in->sga == SGA_PLACEMENT_RAM;
+	out->sga_ram_bytes = sga_in_ram ? cost->mapped_bytes : 0;
+	out->private_total_bytes = units_sat_mul(in->private_bytes, in->processes);
+	out->demand_bytes = units_sat_add(units_sat_add(out->pt_total_bytes, out->sga_ram_bytes),
+					  out->private_total_bytes);
+	out->fits = out->demand_bytes <= in->ram_bytes;
+	if (out->fits)
+		out->headroom_bytes = in->ram_bytes - out->demand_bytes;
+	else
+		out->shortfall_bytes = out->demand_bytes - in->ram_bytes;
+	out->ram_fraction = (double)out->pt_total_bytes / (double)in->ram_bytes;
+
+	/* Largest N with fixed + N x per_process <= RAM. */
+	fixed = units_sat_add(out->pt_shared_bytes, out->sga_ram_bytes);
+	per_process = units_sat_add(out->pt_per_process_bytes, in->private_bytes);
+	out->max_limited_by = "ram";
+	if (fixed > in->ram_bytes) {
+		out->max_processes = 0;
+	} else if (per_process == 0) {
+		out->max_processes = PT_PID_MAX_LIMIT;
+		out->max_limited_by = "pid_max_limit";
+	} else {
+		out->max_processes = (in->ram_bytes - fixed) / per_process;
+		if (out->max_processes >= PT_PID_MAX_LIMIT) {
+			out->max_processes = PT_PID_MAX_LIMIT;
+			out->max_limited_by = "pid_max_limit";
+		}
+	}
+}

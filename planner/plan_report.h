@@ -1,0 +1,36 @@
+/* plan_report.h - printing a capacity plan: text table, JSON, gnuplot series. */
+#ifndef MSHARE_BENCH_PLANNER_PLAN_REPORT_H
+#define MSHARE_BENCH_PLANNER_PLAN_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "capacity.h"
+#include "pt_model.h"
+
+struct plan_request {
+	struct pt_region region;
+	struct capacity_inputs inputs;
+	bool ram_from_host;       /* --ram not given: this machine's MemTotal */
+	enum pt_mode modes[PT_MODE_COUNT];
+	int mode_count;
+};
+
+/* One row per requested mode; valid == false carries why the mode cannot
+ * map this region. */
+struct plan_row {
+	bool valid;
+	char error[256];
+	struct capacity cap;
+};
+
+void plan_report_text(FILE *out, const struct plan_request *req, const struct plan_row *rows);
+void plan_report_json(FILE *out, const struct plan_request *req, const struct plan_row *rows);
+/* Page-table bytes (all levels, each page once) vs process count, one
+ * column per mode, log-spaced counts from 1 to req->inputs.processes. */
+void plan_report_series(FILE *out, const struct plan_request *req, const struct plan_row *rows);
+
+/* JSON string with escapes. */
+void plan_json_string(FILE *out, const char *s);
+
+#endif

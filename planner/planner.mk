@@ -1,0 +1,32 @@
+# Capacity planner (`mshare-bench plan`): its test binaries and figure.
+#   make plan-plot [RUN=RUN_DIR]   draw plots/planner.gp: the cover-letter case
+#                                  and, with RUN, the run's measured points
+#                                  (default output build/plots/planner.{png,svg})
+PLANNER_SRCS := $(wildcard planner/*.c)
+PLANNER_OBJS := $(PLANNER_SRCS:%.c=$(BUILD)/obj/%.o)
+
+# A driver that calls plan_main() alone, so the planner is testable
+# without the harness; and the model's unit test.
+$(BUILD)/tests/planner/plan-driver: tests/planner/plan_driver.c $(PLANNER_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iplanner -o $@ $^ -lm
+
+$(BUILD)/tests/planner/test-pt-model: tests/planner/test_pt_model.c $(PLANNER_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iplanner -o $@ $^ -lm
+
+$(BUILD)/tests/planner/test-json-read: tests/planner/test_json_read.c $(PLANNER_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iplanner -o $@ $^ -lm
+
+test-build:: $(BUILD)/tests/planner/plan-driver $(BUILD)/tests/planner/test-pt-model \
+	$(BUILD)/tests/planner/test-json-read
+
+.PHONY: plan-plot
+plan-plot: $(BIN)
+	@mkdir -p $(BUILD)/plots
+	@for fmt in png svg; do \
+		gnuplot -e "rundir='$(RUN)'" -e "out='$(abspath $(BUILD))/plots/planner'" -e "fmt='$$fmt'" \
+			-e "common='$(abspath plots/common.gp)'" -e "root='$(abspath .)'" plots/planner.gp || exit 1; \
+		echo "$(BUILD)/plots/planner.$$fmt"; \
+	done
