@@ -1,0 +1,204 @@
+#!/bin/sh
+# Capacity planner, end to end (TAP): the cover-letter case, JSON output,
+# bad inputs, calibration on hand-written records and on a real run.
+# Uses `build/mshare-bench plan` when the binary dispatches to the planner,
+# else the planner's own driver (build/tests/planner/plan-driver).
+cd "$(dirname "$0")/../.." || exit 2
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+check() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2"; fi; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/plan-test.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+BIN=build/mshare-bench
+if [ -x "$BIN" ] && "$BIN" plan --help 2>/dev/null | grep -q "Model assumptions"; then
+	plan() { "$BIN" plan "$@"; }
+	echo "# planner via $BIN plan"
+elif [ -x build/tests/planner/plan-driver ]; then
+	plan() { build/tests/planner/plan-driver "$@"; }
+	echo "# planner via build/tests/planner/plan-driver"
+else
+	echo "not ok 1 - no planner binary (run make test-build)"
+	exit 1
+fi
+
+# --- the cover letter: 300 GiB SGA, 1500 processes, 512 GiB RAM, 4k ---
+plan --sga 300G --processes 1500 --ram 512G --mode 4k >"$tmp/cover.txt" 2>&1
+check $? "cover letter: plan runs"
+grep -q "PTE 600 MiB per process, 878.9 GiB in all" "$tmp/cover.txt"
+check $? "cover letter: 600 MiB of PTEs per process, 878.9 GiB in all (PTE level)"
+grep -q "upper levels 1.2 MiB per process, 1.7 GiB in all" "$tmp/cover.txt"
+check $? "cover letter: upper levels stated separately (1.2 MiB per process)"
+grep -q "^4k .*DOES NOT FIT" "$tmp/cover.txt"
+check $? "cover letter: does not fit in 512 GiB"
+grep -q "MODELLED" "$tmp/cover.txt"
+check $? "output says the figures are modelled"
+
+plan --sga 300G --processes 1500 --ram 512G --json >"$tmp/cover.json" 2>"$tmp/err"
+check $? "cover letter --json runs (all modes)"
+python3 - "$tmp/cover.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = {x["mode"]: x for x in d["modes"]}
+assert d["kind"] == "model"
+assert sorted(m) == sorted(["4k", "hugetlb-2m", "hugetlb-1g", "dax-2m", "mshare"]), m.keys()
+for x in m.values():
+    for k in ("mode", "pagetable_bytes_total", "pagetable_bytes_per_process", "fits", "max_processes"):
+        assert k in x, (x["mode"], k)
+k4 = m["4k"]
+assert k4["pte_bytes_per_process"] == 600 << 20
+assert k4["pte_bytes_total"] == 1500 * (600 << 20)          # 878.9 GiB
+assert abs(k4["pte_bytes_total"] / 2**30 - 878.9) < 0.05
+assert k4["pagetable_bytes_per_process"] == 153901 * 4096    # + 300 PMD + 1 PUD
+assert k4["fits"] is False and k4["max_processes"] == 361
+h2 = m["hugetlb-2m"]                                         # 300 shared PMD pages, 1 PUD each
+assert h2["levels"]["pmd"]["shared_pages"] == 300 and h2["pagetable_bytes_per_process"] == 4096
+assert h2["vmpte_bytes_per_process"] == 301 * 4096
+assert m["hugetlb-1g"]["pagetable_bytes_total"] == 1500 * 4096
+assert m["dax-2m"]["pagetable_bytes_per_process"] == 301 * 4096
+ms = m["mshare"]
+assert ms["pagetable_bytes_per_process"] == 0 and ms["pagetable_bytes_total"] == 153902 * 4096
+assert ms["fits"] is True and ms["max_processes"] == 4194304
+PY
+check $? "JSON: required keys, and every mode's figures for the cover letter"
+
+# Unaligned address: shown in the default table, with the cost.
+plan --sga 2G --processes 16 --ram 24G --addr 0x20000200000 --json >"$tmp/unal.json" 2>&1
+python3 - "$tmp/unal.json" <<'PY'
+import json, sys
+m = {x["mode"]: x for x in json.load(open(sys.argv[1]))["modes"]}
+# 2 GiB at 2T+2M: 1 GiB ranges at 2T, 2T+1G, 2T+2G; only the middle one is wholly inside.
+assert m["hugetlb-2m"]["levels"]["pmd"] == {"per_process_pages": 2, "shared_pages": 1, "shared_in_vmpte_pages": 1}
+assert m["hugetlb-1g"]["valid"] is False and "1 GiB-aligned" in m["hugetlb-1g"]["error"]
+assert m["4k"]["levels"]["pte"]["per_process_pages"] == 1024   # 2T+2M is 2 MiB-aligned: 1024 blocks
+assert m["mshare"]["mshare_range"] == ["0x20000000000", "0x28000000000"]
+PY
+check $? "unaligned 2 GiB at 2T+2M: hugetlb PMD sharing only for the inner 1 GiB; hugetlb-1g n/a"
+
+plan --help >"$tmp/help" 2>&1
+check $? "--help exits 0"
+grep -q "want_pmd_share" "$tmp/help" && grep -q "4-level paging" "$tmp/help" && grep -q "Model assumptions" "$tmp/help"
+check $? "--help states the model's assumptions"
+
+# --- bad inputs: non-zero exit, the bad value named, nothing on stdout ---
+bad() {
+	value=$1
+	shift
+	plan "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 0 ] && [ ! -s "$tmp/out" ] && grep -qF -- "$value" "$tmp/err"; then
+		ok "rejected: $* ($(head -1 "$tmp/err"))"
+	else
+		not_ok "rejected: $* (rc=$rc, stderr: $(head -1 "$tmp/err"))"
+	fi
+}
+bad 300X --sga 300X --processes 10
+bad "'0'" --sga 1G --processes 0
+bad 5000000 --sga 1G --processes 5000000
+bad 1.5 --sga 1G --processes 10 --touch-fraction 1.5
+bad "'0'" --sga 1G --processes 10 --touch-fraction 0
+bad 2m --sga 1G --processes 10 --mode 2m
+bad lots --sga 1G --processes 10 --ram lots
+bad 0x123 --sga 1G --processes 10 --addr 0x123
+bad 0x20000001000 --sga 1G --processes 10 --addr 0x20000001000 --mode hugetlb-2m
+bad 128 --sga 1T --processes 10 --addr 0x7fff00000000
+bad --sga --processes 10
+bad --processes --sga 1G
+bad maybe --sga 1G --processes 10 --sga-in-ram maybe
+bad --bogus --sga 1G --processes 10 --bogus
+bad /nonexistent --calibrate /nonexistent/run
+
+# --- calibration on hand-written records (documented key names) ---
+mkdir -p "$tmp/hand/records"
+echo '{"sweep": "not a record"}' >"$tmp/hand/manifest.json"
+# 4 workers, 4 MiB at 2T+1M, 4 KiB pages: 3 PTE + 1 PMD + 1 PUD = 5 pages
+# = 20480 B per worker; VmPTE sum 4 x (57344 + 20480) = 311296; PageTables
+# delta 4 x 20480 = 81920.
+cat >"$tmp/hand/records/a-shm.json" <<'JSON'
+{"schema_version": 1, "config": {"backend": "shm", "workers": 4, "size_bytes": 4194304,
+ "workload": "touch", "page_mode": "4k", "addr": "0x20000100000"},
+ "environment": {"platform": "host", "cpus": 2, "mem_total_bytes": 25275973632},
+ "results": {"page_size_bytes": 4096, "page_size_mixed": false,
+  "pagetables": {"meminfo_delta_bytes": 81920, "vmpte_sum_bytes": 311296,
+   "vmpte_baseline_per_worker_bytes": 57344, "vmpte_workers": 4, "region_bytes_per_worker": 20480}}}
+JSON
+# 16 workers, hugetlb-2m 2 GiB at 2T: 2 shared PMD pages, 1 PUD each; VmPTE
+# per worker 3 pages (12288); sum 16 x (57344 + 12288) = 1114112; PageTables
+# measured as if the PMD pages were NOT shared: 16 x 3 x 4096 = 196608
+# (model 16 x 4096 + 2 x 4096 = 73728): outside 5%, and the output must say why.
+cat >"$tmp/hand/records/b-hugetlb.json" <<'JSON'
+{"schema_version": 1, "config": {"backend": "hugetlb-2m", "workers": 16, "size_bytes": 2147483648,
+ "workload": "pt-footprint", "addr": "0x20000000000"},
+ "environment": {"platform": "host", "cpus": 2},
+ "results": {"page_size_bytes": 2097152,
+  "pagetables": {"meminfo_delta_bytes": 196608, "vmpte_sum_bytes": 1114112,
+   "vmpte_baseline_per_worker_bytes": 57344, "vmpte_workers": 16, "region_bytes_per_worker": 12288}}}
+JSON
+cat >"$tmp/hand/records/c-oltp.json" <<'JSON'
+{"schema_version": 1, "config": {"backend": "shm", "workers": 4, "size_bytes": 4194304, "workload": "oltp"},
+ "results": {"page_size_bytes": 4096}}
+JSON
+plan --calibrate "$tmp/hand" --json >"$tmp/hand.json" 2>"$tmp/err"
+check $? "calibrate a hand-written run directory"
+python3 - "$tmp/hand.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = {x["file"].rsplit("/", 1)[1]: x for x in d["points"]}
+assert "manifest.json" not in p and len(p) == 3, p.keys()
+a = {c["view"]: c for c in p["a-shm.json"]["comparisons"]}
+assert a["vmpte_region_per_worker"]["model_bytes"] == 20480
+assert a["vmpte_sum"]["model_bytes"] == 311296
+assert a["meminfo_delta"]["model_bytes"] == 81920
+assert all(c["within_tolerance"] and c["error_pct"] == 0 for c in a.values())
+b = {c["view"]: c for c in p["b-hugetlb.json"]["comparisons"]}
+assert b["vmpte_region_per_worker"]["model_bytes"] == 12288 and b["vmpte_region_per_worker"]["within_tolerance"]
+assert b["vmpte_sum"]["model_bytes"] == 1114112 and b["vmpte_sum"]["within_tolerance"]
+m = b["meminfo_delta"]
+assert m["model_bytes"] == 73728 and not m["within_tolerance"]
+assert "PMD sharing did not happen" in m["reason"], m["reason"]
+assert p["c-oltp.json"]["skipped"] and "oltp" in p["c-oltp.json"]["reason"]
+PY
+check $? "hand-written records: exact model, 0% error, a miss explained (PMD sharing), unmodelled workload skipped"
+plan --calibrate "$tmp/hand/records/a-shm.json" >"$tmp/hand.txt" 2>&1
+grep -q "VmPTE region/worker.*measured *20480 *model *20480 *error *+0.00% *ok" "$tmp/hand.txt"
+check $? "calibrate one record file, text output names the view"
+
+# --- calibration against a real run on this host ---
+if [ ! -x "$BIN" ]; then
+	skip "calibration against a real run" "$BIN not built"
+elif ! "$BIN" run --help >/dev/null 2>&1; then
+	skip "calibration against a real run" "$BIN has no working 'run' subcommand"
+else
+	mkdir -p "$tmp/real/records"
+	"$BIN" run --backend shm --page 4k --workers 8 --size 64M --workload pt-footprint --quiet \
+		--out "$tmp/real/records/shm-4k.json" 2>"$tmp/run.err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		not_ok "real run for calibration: $BIN run exited $rc: $(head -3 "$tmp/run.err")"
+	else
+		plan --calibrate "$tmp/real" >"$tmp/real.txt" 2>&1
+		plan --calibrate "$tmp/real" --json >"$tmp/real.json" 2>&1
+		sed 's/^/# /' "$tmp/real.txt"
+		python3 - "$tmp/real.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+(pt,) = d["points"]
+assert not pt["skipped"] and pt["mode"] == "4k", pt
+c = {x["view"]: x for x in pt["comparisons"]}
+# 64 MiB at 2T with 4 KiB pages: 32 PTE + 1 PMD + 1 PUD = 34 pages per worker.
+assert c["vmpte_region_per_worker"]["model_bytes"] == 34 * 4096
+for view in ("vmpte_region_per_worker", "vmpte_sum"):
+    assert c[view]["within_tolerance"], (view, c[view])
+# PageTables is system-wide: within 5% or explained.
+m = c["meminfo_delta"]
+assert m["within_tolerance"] or "system-wide" in m["reason"], m
+PY
+		check $? "real run (shm 4k, 8 workers, 64 MiB, pt-footprint): VmPTE views within 5%, PageTables within 5% or explained"
+	fi
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
