@@ -46,7 +46,12 @@ enum {
 
 #define CONTROL_BYTES 4096u
 #define MAX_WRITERS 1024u
-#define READER_SLEEP_NS 10000000ull /* re-check the budget at least every 10 ms */
+/* Sleeping readers are woken at most once a millisecond, as a log writer wakes
+ * its waiters once per flush rather than once per record: waking dozens of
+ * readers after every commit would spend the CPU on wake-ups. A sleeping
+ * reader also looks again after 2 ms on its own. */
+#define READER_WAKE_INTERVAL_NS 1000000ull
+#define READER_SLEEP_NS 2000000ull
 
 struct redo_control {
 	_Atomic uint64_t reserve_lsn; /* next free log position (bytes since the start) */
@@ -55,6 +60,7 @@ struct redo_control {
 	_Atomic uint32_t sleepers;    /* readers waiting on it */
 	char pad1[56];
 	_Atomic uint32_t writers_done;
+	_Atomic uint64_t last_wake_ns; /* CLOCK_MONOTONIC of the last wake-up */
 };
 
 struct redo_record {
@@ -186,8 +192,13 @@ static int redo_write(struct redo_worker *w)
 		w->c[C_PERSIST_NS] += t1 - p0;
 
 		atomic_fetch_add(&w->control->wake, 1);
-		if (atomic_load(&w->control->sleepers))
-			futex_wake_all((uint32_t *)&w->control->wake);
+		if (atomic_load(&w->control->sleepers)) {
+			uint64_t last = atomic_load_explicit(&w->control->last_wake_ns,
+							     memory_order_relaxed);
+			if ((int64_t)(t1 - last) >= (int64_t)READER_WAKE_INTERVAL_NS &&
+			    atomic_compare_exchange_strong(&w->control->last_wake_ns, &last, t1))
+				futex_wake_all((uint32_t *)&w->control->wake);
+		}
 		histogram_record(&ctx->slot->op_ns, t1 - t0);
 		count++;
 		if (rc < 0) {
