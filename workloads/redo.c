@@ -150,8 +150,12 @@ static int redo_write(struct redo_worker *w)
 		fprintf(stderr, "redo: cannot allocate the touched-page bitmap\n");
 		return -1;
 	}
+	/* First touches read, even with --write: a byte stored into the log
+	 * would corrupt a record or a control word. */
+	struct workload_ctx touch_ctx = *ctx;
+	touch_ctx.write = false;
 	persist_init(&persist, ctx->base, ctx->size);
-	first_touch_range(&touched, ctx, 0, sizeof(*w->control));
+	first_touch_range(&touched, &touch_ctx, 0, sizeof(*w->control));
 	w->c[persist.pmem ? C_PERSIST_PMEM_WORKERS : C_PERSIST_MSYNC_WORKERS] = 1;
 	rng_seed(&rng, ctx->seed);
 
@@ -165,7 +169,7 @@ static int redo_write(struct redo_worker *w)
 		uint64_t t0 = clock_now_ns();
 		uint64_t lsn = atomic_fetch_add(&w->control->reserve_lsn, rec);
 		struct redo_record *s = slot_of(w, lsn);
-		first_touch_range(&touched, ctx, (size_t)((char *)s - (char *)ctx->base), rec);
+		first_touch_range(&touched, &touch_ctx, (size_t)((char *)s - (char *)ctx->base), rec);
 		uint64_t previous = lsn >= w->cfg.log_bytes ? lsn - w->cfg.log_bytes + rec : 0;
 		unsigned spins = 0;
 		while (atomic_load_explicit(&s->end_lsn, memory_order_acquire) != previous) {
@@ -245,13 +249,17 @@ static int redo_read(struct redo_worker *w)
 		fprintf(stderr, "redo: cannot allocate the touched-page bitmap\n");
 		return -1;
 	}
-	first_touch_range(&touched, ctx, 0, sizeof(*w->control));
+	/* First touches read, even with --write: a byte stored into the log
+	 * would corrupt a record or a control word. */
+	struct workload_ctx touch_ctx = *ctx;
+	touch_ctx.write = false;
+	first_touch_range(&touched, &touch_ctx, 0, sizeof(*w->control));
 	uint64_t start = clock_now_ns();
 
 	/* Budget: --duration; with only --ops, until the writers are done. */
 	while (!(ctx->duration_ns && workload_budget_done(ctx, start, 0))) {
 		struct redo_record *s = slot_of(w, cursor);
-		first_touch_range(&touched, ctx, (size_t)((char *)s - (char *)ctx->base), rec);
+		first_touch_range(&touched, &touch_ctx, (size_t)((char *)s - (char *)ctx->base), rec);
 		uint64_t marker = atomic_load_explicit(&s->end_lsn, memory_order_acquire);
 
 		if (marker == cursor + rec) {
