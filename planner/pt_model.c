@@ -196,7 +196,7 @@ int pt_model(enum pt_mode mode, const struct pt_region *r, struct pt_cost *c,
 			 r->addr, r->size);
 		return -1;
 	}
-	if (!(r->touch_fraction > 0.0 && r->touch_fraction <= 1.0)) {
+	if (!r->touched_bytes && !(r->touch_fraction > 0.0 && r->touch_fraction <= 1.0)) {
 		snprintf(err, err_len, "touch fraction %g is not in (0, 1]", r->touch_fraction);
 		return -1;
 	}
@@ -215,8 +215,8 @@ int pt_model(enum pt_mode mode, const struct pt_region *r, struct pt_cost *c,
 	/* Each process touches the first f of the region, rounded up to a
 	 * whole 4 KiB page (a touch faults in at least that much). */
 	touched = ceill((long double)r->touch_fraction * (long double)r->size);
-	c->touched_bytes = units_align_up((uint64_t)touched, 4096);
-	if (c->touched_bytes > c->mapped_bytes || r->touch_fraction >= 1.0)
+	c->touched_bytes = units_align_up(r->touched_bytes ? r->touched_bytes : (uint64_t)touched, 4096);
+	if (c->touched_bytes > c->mapped_bytes || (!r->touched_bytes && r->touch_fraction >= 1.0))
 		c->touched_bytes = c->mapped_bytes;
 	if (c->touched_bytes == 0)
 		c->touched_bytes = 4096;

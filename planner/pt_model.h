@@ -67,6 +67,9 @@ struct pt_region {
 	uint64_t addr;          /* virtual start of the mapping */
 	uint64_t size;          /* bytes mapped */
 	double touch_fraction;  /* 0 < f <= 1: each process touches [addr, addr + f*size) */
+	/* When non-zero, overrides the fraction: each process touches
+	 * [addr, addr + touched_bytes), e.g. a strided touch's extent. */
+	uint64_t touched_bytes;
 };
 
 struct pt_cost {

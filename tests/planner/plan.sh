@@ -141,13 +141,25 @@ cat >"$tmp/hand/records/c-oltp.json" <<'JSON'
 {"schema_version": 1, "config": {"backend": "shm", "workers": 4, "size_bytes": 4194304, "workload": "oltp"},
  "results": {"page_size_bytes": 4096}}
 JSON
+# pt-footprint touches addr + k x 2 MiB: 4 MiB at 2T+1M gets touches at 2T+1M
+# and 2T+3M only, so 2 PTE pages (not 3) + 1 PMD + 1 PUD = 16384 B per worker.
+cat >"$tmp/hand/records/d-ptfp.json" <<'JSON'
+{"schema_version": 1, "config": {"backend": "file", "workers": 2, "size_bytes": 4194304,
+ "workload": "pt-footprint", "page_mode": "4k", "addr": "0x20000100000"},
+ "results": {"page_size_bytes": 4096, "page_size_mixed": false,
+  "pagetables": {"meminfo_delta_bytes": 32768, "vmpte_sum_bytes": 147456,
+   "vmpte_baseline_per_worker_bytes": 57344, "vmpte_workers": 2, "region_bytes_per_worker": 16384}}}
+JSON
 plan --calibrate "$tmp/hand" --json >"$tmp/hand.json" 2>"$tmp/err"
 check $? "calibrate a hand-written run directory"
 python3 - "$tmp/hand.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 p = {x["file"].rsplit("/", 1)[1]: x for x in d["points"]}
-assert "manifest.json" not in p and len(p) == 3, p.keys()
+assert "manifest.json" not in p and len(p) == 4, p.keys()
+dd = {c["view"]: c for c in p["d-ptfp.json"]["comparisons"]}
+assert dd["vmpte_region_per_worker"]["model_bytes"] == 16384 and dd["vmpte_sum"]["model_bytes"] == 147456
+assert "partial 2 MiB" in p["d-ptfp.json"]["note"]
 a = {c["view"]: c for c in p["a-shm.json"]["comparisons"]}
 assert a["vmpte_region_per_worker"]["model_bytes"] == 20480
 assert a["vmpte_sum"]["model_bytes"] == 311296
@@ -161,7 +173,7 @@ assert m["model_bytes"] == 73728 and not m["within_tolerance"]
 assert "PMD sharing did not happen" in m["reason"], m["reason"]
 assert p["c-oltp.json"]["skipped"] and "oltp" in p["c-oltp.json"]["reason"]
 PY
-check $? "hand-written records: exact model, 0% error, a miss explained (PMD sharing), unmodelled workload skipped"
+check $? "hand-written records: exact model, 0% error, pt-footprint at an unaligned address, a miss explained (PMD sharing), unmodelled workload skipped"
 plan --calibrate "$tmp/hand/records/a-shm.json" >"$tmp/hand.txt" 2>&1
 grep -q "VmPTE region/worker.*measured *20480 *model *20480 *error *+0.00% *ok" "$tmp/hand.txt"
 check $? "calibrate one record file, text output names the view"
