@@ -260,8 +260,8 @@ else
 	rc=$(sed -n 's/.*@@MSHARE-VM-EXIT rc=\([0-9]*\).*/\1/p' "$work/console.txt" | tail -1)
 fi
 
-crash_lines=$(grep -E "$crash_re" "$work/console.txt" "$out/dmesg.txt" 2>/dev/null | head -20 || true)
-warn_lines=$(grep -E 'WARNING:|---\[ end trace' "$out/dmesg.txt" 2>/dev/null | head -20 || true)
+crash_lines=$(grep -hE "$crash_re" "$work/console.txt" "$out/dmesg.txt" 2>/dev/null | sort -u | head -20 || true)
+warn_lines=$(grep -hE 'WARNING:|---\[ end trace' "$out/dmesg.txt" 2>/dev/null | head -20 || true)
 
 if [ "$timed_out" = 1 ]; then
 	echo "run.sh: FAIL: guest did not finish within ${timeout}s (hang?)" >&2
