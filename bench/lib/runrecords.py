@@ -193,6 +193,19 @@ def human(value, unit):
     return "%g" % value
 
 
+def human_range(lo, hi, like, unit):
+    """'2.1-3.9' in the unit human() picks for `like` (no unit repeated)."""
+    text = human(like, unit)
+    number, _, suffix = text.partition(" ")
+    if not suffix or unit == "1/s":
+        return "%s-%s" % (human(lo, unit), human(hi, unit))
+    scale = float(like) / float(number) if float(number) else 1.0
+
+    def short(v):
+        return "%.0f" % v if abs(v) >= 100 else "%.3g" % v
+    return "%s-%s" % (short(lo / scale), short(hi / scale))
+
+
 SUMMARY_TEXT_METRICS = ["pt_meminfo", "pt_vmpte", "pt_per_worker", "fault_p50", "fault_p99", "fault_p999",
                         "total_s"]
 
@@ -218,23 +231,27 @@ def summary_csv(run):
     return buf.getvalue()
 
 
-def summary_text(run):
+SHORT_TEXT_METRICS = ["pt_meminfo", "pt_vmpte", "pt_per_worker", "fault_p50", "fault_p99"]
+
+
+def summary_text(run, short=False):
     """A fixed-width table: per point the median of each main figure,
-    with [min..max] over repeats when there is more than one."""
-    cols = ["point", "n"] + [METRIC_BY_NAME[m][0] for m in SUMMARY_TEXT_METRICS]
+    with [min-max] over repeats when they differ (not when short)."""
+    metrics = SHORT_TEXT_METRICS if short else SUMMARY_TEXT_METRICS
+    cols = ["point", "n"] + [METRIC_BY_NAME[m][0] for m in metrics]
     rows = []
     for pid in run.point_ids():
         if pid not in run.records:
             continue
         row = [pid, str(len(run.records[pid]))]
-        for m in SUMMARY_TEXT_METRICS:
+        for m in metrics:
             unit = METRIC_BY_NAME[m][2]
             s = spread(run.values(pid, m))
             if s is None:
                 row.append("-")
-            elif s["n"] > 1 and s["median"] and (s["max"] - s["min"]) / 2.0 / abs(s["median"]) >= 0.005:
-                half = (s["max"] - s["min"]) / 2.0 / abs(s["median"]) * 100.0
-                row.append("%s ±%.0f%%" % (human(s["median"], unit), half))
+            elif not short and s["n"] > 1 and s["median"] and (s["max"] - s["min"]) / abs(s["median"]) >= 0.01:
+                row.append("%s [%s]" % (human(s["median"], unit), human_range(s["min"], s["max"], s["median"],
+                                                                              unit)))
             else:
                 row.append(human(s["median"], unit))
         rows.append(row)
@@ -242,8 +259,9 @@ def summary_text(run):
     head = ["run %s" % run.name,
             "platform %s, kernel %s, cpu %s" % (env.get("platform", "?"), env.get("kernel", "?"),
                                                 env.get("cpu", "?")),
-            "median over n repeats; ±x% = half the min..max range over repeats, relative to the median "
-            "(shown when >= 0.5%; summary.csv has min, max and quartiles)",
+            ("median over n repeats (summary.txt adds the spread)" if short else
+             "median over n repeats, [min-max] over the repeats in the median's unit when they differ by 1% "
+             "or more (summary.csv: min, max, quartiles)"),
             "pt_meminfo = PageTables delta from /proc/meminfo (each page-table page once); "
             "pt_vmpte = sum of VmPTE over workers (shared pages counted per sharer)",
             "pt_per_worker = region page-table bytes per worker; fault_* = first-touch latency; "
