@@ -34,11 +34,22 @@ for t in /guest/tests/kernel/test-*; do
 done
 exit $rc'
 
-# 4K fsdax alignment: the page-table comparison needs 4 KiB PTEs.
+# The guest must finish inside the test runner's per-test limit (TEST_TIMEOUT,
+# default 900 s), with a minute left to report.
+vm_timeout=$(( ${TEST_TIMEOUT:-900} - 60 ))
+[ "$vm_timeout" -ge 120 ] || vm_timeout=120
+
+# 4K fsdax alignment: the page-table comparison needs 4 KiB PTEs.  run.sh
+# runs in the background so that a TERM from the runner reaches it (and it
+# stops QEMU) instead of leaving the guest running.
 # shellcheck disable=SC2086
-kernel/vm/run.sh --no-build --mem 2G --pmem 4 --cpus 2 --align 4K --timeout 3600 \
-	--fail-on-warning --stream comment --out "$out" ${KERNEL_TEST_VM_OPTS:-} -- "$guest_cmd"
+kernel/vm/run.sh --no-build --mem 2G --pmem 4 --cpus 2 --align 4K --timeout "$vm_timeout" \
+	--fail-on-warning --stream comment --out "$out" ${KERNEL_TEST_VM_OPTS:-} -- "$guest_cmd" &
+vm_pid=$!
+trap 'kill -TERM $vm_pid 2>/dev/null; wait $vm_pid; exit 143' TERM INT
+wait $vm_pid
 vm_rc=$?
+trap - TERM INT
 
 n=0 failed=0 passed=0 skipped=0
 emit() {	# emit ok|not-ok DESCRIPTION
