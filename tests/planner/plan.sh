@@ -178,6 +178,19 @@ plan --calibrate "$tmp/hand/records/a-shm.json" >"$tmp/hand.txt" 2>&1
 grep -q "VmPTE region/worker.*measured *20480 *model *20480 *error *+0.00% *ok" "$tmp/hand.txt"
 check $? "calibrate one record file, text output names the view"
 
+# --- the figure: model panel plus the hand-written records ---
+if command -v gnuplot >/dev/null 2>&1 && [ -x "$BIN" ]; then
+	mkdir -p "$tmp/plot"
+	root=$(pwd)
+	(cd "$tmp/plot" && gnuplot -e "rundir='$tmp/hand'" -e "out='$tmp/plot/planner'" -e "fmt='png'" \
+		-e "common='$root/plots/common.gp'" -e "root='$root'" "$root/plots/planner.gp") >"$tmp/plot.log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && [ -s "$tmp/plot/planner.png" ] && [ ! -s "$tmp/plot.log" ]
+	check $? "plots/planner.gp draws the figure without a gnuplot warning ($(head -c 200 "$tmp/plot.log"))"
+else
+	skip "plots/planner.gp draws the figure" "gnuplot or $BIN missing"
+fi
+
 # --- calibration against a real run on this host ---
 if [ ! -x "$BIN" ]; then
 	skip "calibration against a real run" "$BIN not built"
