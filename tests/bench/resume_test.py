@@ -1,3 +1,4 @@
+import fcntl
 import glob
 import os
 import signal
@@ -43,6 +44,11 @@ repeats = 2
     if not runs:
         t.done()
     run = runs[0]
+    # A harness the killed runner had started may still be finishing its
+    # run; it holds the run directory's lock until it exits.
+    lock = os.open(os.path.join(run, ".lock"), os.O_RDWR)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    os.close(lock)
     before = {}
     for path in glob.glob(os.path.join(run, "records", "*.json")):
         st = os.stat(path)
