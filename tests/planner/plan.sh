@@ -150,13 +150,28 @@ cat >"$tmp/hand/records/d-ptfp.json" <<'JSON'
   "pagetables": {"meminfo_delta_bytes": 32768, "vmpte_sum_bytes": 147456,
    "vmpte_baseline_per_worker_bytes": 57344, "vmpte_workers": 2, "region_bytes_per_worker": 16384}}}
 JSON
+# A Linux 6.1 guest: PageTables leaves PUD pages out (VmPTE keeps them).
+# hugetlb-1g, 4 workers, 1 GiB: 1 PUD page each; PageTables model 0,
+# VmPTE sum 4 x (57344 + 4096) = 245760.
+cat >"$tmp/hand/records/e-guest61.json" <<'JSON'
+{"schema_version": 1, "config": {"backend": "hugetlb-1g", "workers": 4, "size_bytes": 1073741824,
+ "workload": "touch", "addr": "0x20000000000"},
+ "environment": {"platform": "guest", "kernel": "6.1.0-mshare"},
+ "results": {"page_size_bytes": 1073741824,
+  "pagetables": {"meminfo_delta_bytes": 0, "vmpte_sum_bytes": 245760,
+   "vmpte_baseline_per_worker_bytes": 57344, "vmpte_workers": 4, "region_bytes_per_worker": 4096}}}
+JSON
 plan --calibrate "$tmp/hand" --json >"$tmp/hand.json" 2>"$tmp/err"
 check $? "calibrate a hand-written run directory"
 python3 - "$tmp/hand.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 p = {x["file"].rsplit("/", 1)[1]: x for x in d["points"]}
-assert "manifest.json" not in p and len(p) == 4, p.keys()
+assert "manifest.json" not in p and len(p) == 5, p.keys()
+e = {c["view"]: c for c in p["e-guest61.json"]["comparisons"]}
+assert p["e-guest61.json"]["meminfo_counts_pud_pages"] is False
+assert e["meminfo_delta"]["model_bytes"] == 0 and e["meminfo_delta"]["within_tolerance"]
+assert e["vmpte_sum"]["model_bytes"] == 245760 and e["vmpte_region_per_worker"]["model_bytes"] == 4096
 dd = {c["view"]: c for c in p["d-ptfp.json"]["comparisons"]}
 assert dd["vmpte_region_per_worker"]["model_bytes"] == 16384 and dd["vmpte_sum"]["model_bytes"] == 147456
 assert "partial 2 MiB" in p["d-ptfp.json"]["note"]
@@ -173,7 +188,7 @@ assert m["model_bytes"] == 73728 and not m["within_tolerance"]
 assert "PMD sharing did not happen" in m["reason"], m["reason"]
 assert p["c-oltp.json"]["skipped"] and "oltp" in p["c-oltp.json"]["reason"]
 PY
-check $? "hand-written records: exact model, 0% error, pt-footprint at an unaligned address, a miss explained (PMD sharing), unmodelled workload skipped"
+check $? "hand-written records: exact model, 0% error, pt-footprint at an unaligned address, Linux 6.1 PageTables without PUD pages, a miss explained (PMD sharing), unmodelled workload skipped"
 plan --calibrate "$tmp/hand/records/a-shm.json" >"$tmp/hand.txt" 2>&1
 grep -q "VmPTE region/worker.*measured *20480 *model *20480 *error *+0.00% *ok" "$tmp/hand.txt"
 check $? "calibrate one record file, text output names the view"
