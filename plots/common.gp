@@ -17,6 +17,9 @@ set key outside below center horizontal Left reverse noenhanced maxcols 3 width 
 set logscale x 10
 set xlabel "workers (processes sharing the region)"
 set format x "%.0f"
+# Tight x range (log autoscale would run on to the next decade), with a
+# little room at both ends.
+set autoscale xfix
 set offsets graph 0.04, graph 0.04, 0, 0
 # Bytes on a log axis: ticks every factor of 16, in binary units.
 # Bytes on a log axis: a tick every factor of 16, labelled in binary
