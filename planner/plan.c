@@ -271,7 +271,7 @@ static int check_plan_args(struct plan_args *a)
 
 int plan_main(int argc, char **argv)
 {
-	static struct plan_args a;
+	struct plan_args a;
 	struct plan_row rows[PT_MODE_COUNT];
 	bool modes_given;
 	int rc;

@@ -132,7 +132,8 @@ void plan_report_json(FILE *out, const struct plan_request *req, const struct pl
 		if (!row->valid) {
 			fprintf(out, ", \"error\": ");
 			plan_json_string(out, row->error);
-			fprintf(out, ", \"fits\": false, \"max_processes\": 0}");
+			fprintf(out, ", \"pagetable_bytes_total\": null, \"pagetable_bytes_per_process\": null"
+				", \"fits\": false, \"max_processes\": 0}");
 			continue;
 		}
 		fprintf(out, ", \"leaf_page_bytes\": %" PRIu64 ", \"mapped_bytes\": %" PRIu64
