@@ -57,7 +57,7 @@ void plan_report_text(FILE *out, const struct plan_request *req, const struct pl
 	for (int i = 0; i < req->mode_count; i++) {
 		const struct plan_row *row = &rows[i];
 		const struct capacity *c = &row->cap;
-		char verdict[64];
+		char verdict[64], pct[32];
 
 		if (!row->valid) {
 			fprintf(out, "%-11s n/a: %s\n", pt_mode_name(req->modes[i]), row->error);
@@ -67,10 +67,14 @@ void plan_report_text(FILE *out, const struct plan_request *req, const struct pl
 			snprintf(verdict, sizeof(verdict), "fits, %s headroom", FMT(c->headroom_bytes));
 		else
 			snprintf(verdict, sizeof(verdict), "DOES NOT FIT, %s short", FMT(c->shortfall_bytes));
-		fprintf(out, "%-11s %5s %11s %11s %11s %11s %7.2f%%  %-30s %9" PRIu64 "%s\n",
+		if (c->ram_fraction > 0 && c->ram_fraction < 0.00005)
+			snprintf(pct, sizeof(pct), "<0.01%%");
+		else
+			snprintf(pct, sizeof(pct), "%.2f%%", c->ram_fraction * 100.0);
+		fprintf(out, "%-11s %5s %11s %11s %11s %11s %8s  %-30s %9" PRIu64 "%s\n",
 			pt_mode_name(req->modes[i]), FMT(c->cost.leaf_page_bytes), FMT(c->pt_per_process_bytes),
 			FMT(c->pte_per_process_bytes), FMT(c->pt_shared_bytes), FMT(c->pt_total_bytes),
-			c->ram_fraction * 100.0, verdict, c->max_processes,
+			pct, verdict, c->max_processes,
 			c->max_processes == PT_PID_MAX_LIMIT ? " (PID_MAX_LIMIT)" : "");
 	}
 
