@@ -1,0 +1,80 @@
+import glob
+import json
+import os
+
+import tap
+
+t = tap.Tap()
+why = tap.harness_missing()
+if why:
+    t.skip("guest hook", why)
+    t.done()
+
+SPEC = """name = %s
+backends = shm, anon
+workers = 2
+sizes = 16M
+workloads = pt-footprint
+page = 4k
+repeats = 1
+platform = host, guest
+vm-args = --mem 1G --pmem 1 --timeout 600
+"""
+
+d = tap.tempdir("guest")
+try:
+    # 1. No kernel image: every guest point is skipped, with the reason.
+    spec = tap.write_spec(d, "nokernel", text=SPEC % "nokernel")
+    env = dict(os.environ, MSHARE_VM_KERNEL=os.path.join(d, "no-such-bzImage"))
+    r = tap.run([os.path.join(tap.ROOT, "bench", "sweep"), spec, "--results", os.path.join(d, "r1")], env=env)
+    run = r.stdout.strip()
+    t.ok(r.returncode == 0 and os.path.isdir(run), "sweep without a kernel image finishes (exit %d)" % r.returncode,
+         r.stderr)
+    with open(os.path.join(run, "skipped.txt")) as f:
+        skipped = f.read().splitlines()
+    t.ok(len(skipped) == 2 and all(s.startswith("guest-") and "no patched kernel built" in s for s in skipped),
+         "both guest points skipped: no patched kernel built", "\n".join(skipped))
+    recs = sorted(os.path.basename(p) for p in glob.glob(os.path.join(run, "records", "*.json")))
+    t.ok(recs == ["anon-4k-w2-s16M-pt-footprint.r1.json", "shm-4k-w2-s16M-pt-footprint.r1.json"],
+         "host points still run", recs)
+
+    # 2. With the patched kernel: one boot runs both guest points.
+    kernel = os.path.join(tap.ROOT, "build", "kernel", "bzImage")
+    runner = os.path.join(tap.ROOT, "kernel", "vm", "run.sh")
+    if not (os.path.exists(kernel) and os.access(runner, os.X_OK)):
+        t.skip("guest points in one VM boot", "no build/kernel/bzImage or kernel/vm/run.sh (make kernel)")
+        t.done()
+    spec = tap.write_spec(d, "vm", text=(SPEC % "vm").replace("platform = host, guest", "platform = guest"))
+    r = tap.run([os.path.join(tap.ROOT, "bench", "sweep"), spec, "--results", os.path.join(d, "r2")])
+    run = r.stdout.strip()
+    t.ok(r.returncode == 0 and os.path.isdir(run), "guest sweep finishes (exit %d)" % r.returncode, r.stderr)
+    if not os.path.isdir(run):
+        t.done()
+    boots = glob.glob(os.path.join(run, "guest", "boot-*"))
+    t.ok(len(boots) == 1, "one VM boot for all guest points (%d)" % len(boots))
+    recs = sorted(os.path.basename(p) for p in glob.glob(os.path.join(run, "records", "*.json")))
+    t.ok(recs == ["guest-anon-4k-w2-s16M-pt-footprint.r1.json", "guest-shm-4k-w2-s16M-pt-footprint.r1.json"],
+         "both guest records filed under records/", recs)
+    env = {}
+    with open(os.path.join(boots[0], "vm-env.txt")) as f:
+        for line in f:
+            k, _, v = line.strip().partition("=")
+            env[k] = v
+    kernels, platforms = set(), set()
+    for p in glob.glob(os.path.join(run, "records", "*.json")):
+        with open(p) as f:
+            environment = json.load(f)["environment"]
+        kernels.add(environment["kernel"])
+        platforms.add(environment.get("platform"))
+    t.ok(kernels == {env.get("kernel")} and env.get("kernel") != os.uname().release,
+         "records come from the guest kernel (%s), not the host's" % env.get("kernel"), kernels)
+    t.ok(platforms == {"guest"}, "records say platform guest", platforms)
+    with open(os.path.join(boots[0], "status")) as f:
+        status = f.read().split()
+    t.ok(status.count("0") == 2, "guest status: two runs, exit 0", status)
+    t.ok(os.path.getsize(os.path.join(run, "summary.txt")) > 0 and
+         "guest-shm-4k-w2-s16M-pt-footprint" in open(os.path.join(run, "summary.txt")).read(),
+         "summary lists the guest points")
+finally:
+    tap.cleanup(d)
+t.done()
