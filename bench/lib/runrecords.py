@@ -262,10 +262,12 @@ def summary_text(run, short=False):
             ("median over n repeats (summary.txt adds the spread)" if short else
              "median over n repeats, [min-max] over the repeats in the median's unit when they differ by 1% "
              "or more (summary.csv: min, max, quartiles)"),
-            "pt_meminfo = PageTables delta from /proc/meminfo (each page-table page once); "
-            "pt_vmpte = sum of VmPTE over workers (shared pages counted per sharer)",
-            "pt_per_worker = region page-table bytes per worker; fault_* = first-touch latency; "
-            "total_s = run wall time",
+            "pt_meminfo = PageTables delta (/proc/meminfo, each page-table page once) from all workers attached "
+            "with the region untouched to all parked after the workload",
+            "pt_vmpte = sum of VmPTE over the parked workers (whole processes, so their own page tables too; "
+            "a shared page counted once per sharer)",
+            "pt_per_worker = the region's page tables per worker (VmPTE minus the worker's untouched baseline); "
+            "fault_* = first-touch latency; total_s = run wall time",
             ""]
     if not rows:
         return "\n".join(head + ["(no records)"]) + "\n"
