@@ -87,6 +87,37 @@ repeats = 2
     r = tap.run([os.path.join(tap.ROOT, "bench", "sweep"), "--resume", run])
     t.ok(r.returncode == 0 and "12 done before, 0 to run" in r.stderr, "resuming a finished sweep runs nothing",
          r.stderr)
+
+    # Ctrl-C / SIGTERM: the runner stops the current run cleanly, writes the
+    # summaries, says how to resume and exits 128+signal.
+    spec = tap.write_spec(d, "term", text="""name = term
+backends = shm
+workers = 50, 100, 200
+sizes = 32M
+workloads = pt-footprint
+page = 4k
+repeats = 3
+""")
+    runner = subprocess.Popen([os.path.join(tap.ROOT, "bench", "sweep"), spec, "--results", results],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and runner.poll() is None:
+        if glob.glob(os.path.join(results, "term-*", "records", "*.json")):
+            break
+        time.sleep(0.02)
+    runner.send_signal(signal.SIGTERM)
+    out, err = runner.communicate()
+    run = glob.glob(os.path.join(results, "term-*"))[0]
+    t.ok(runner.returncode == 128 + signal.SIGTERM and "resume with: bench/sweep --resume " + run in err,
+         "SIGTERM: exit %d and the resume command on stderr" % runner.returncode, err)
+    t.ok(out == "", "an interrupted sweep prints no run directory on stdout")
+    leftovers = [n for n in os.listdir(os.path.join(run, "records")) if not n.endswith(".json")]
+    t.ok(not leftovers, "no partial record files", leftovers)
+    with open(os.path.join(run, "runs.log")) as f:
+        t.ok("interrupted" in f.read(), "runs.log says interrupted")
+    r = tap.run([os.path.join(tap.ROOT, "bench", "sweep"), "--resume", run])
+    n = len(glob.glob(os.path.join(run, "records", "*.json")))
+    t.ok(r.returncode == 0 and n == 9, "resume after SIGTERM completes the sweep (%d of 9 records)" % n, r.stderr)
 finally:
     tap.cleanup(d)
 t.done()
