@@ -56,7 +56,7 @@ static const char *option_value(int argc, char **argv, int *i, const char *eq, c
 {
 	if (eq)
 		return eq + 1;
-	if (*i + 1 >= argc) {
+	if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
 		snprintf(err, err_len, "option %s needs a value", argv[*i]);
 		return NULL;
 	}

@@ -52,6 +52,18 @@ static int64_t field_bytes(const char *text, const char *field)
 	return -1;
 }
 
+bool procfs_stat_refresh(void)
+{
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* Folds every CPU's pending vmstat deltas into the global counters
+	 * /proc/meminfo reports; EINVAL only says some counter was negative. */
+	bool ok = write(fd, "1\n", 2) == 2 || errno == EINVAL;
+	close(fd);
+	return ok;
+}
+
 int64_t procfs_meminfo_bytes(const char *field)
 {
 	char buf[8192];

@@ -16,6 +16,10 @@ ssize_t procfs_read(const char *path, char *buf, size_t len);
 /* "Field:   123 kB" in /proc/meminfo or /proc/<pid>/status: value in
  * bytes (kB * 1024), or -1 if absent. */
 int64_t procfs_meminfo_bytes(const char *field);
+/* Make /proc/meminfo exact now: without this, counters such as PageTables
+ * lag by up to the per-CPU vmstat thresholds (hundreds of pages per CPU)
+ * until the next periodic fold. Needs root; false if it could not. */
+bool procfs_stat_refresh(void);
 int64_t procfs_status_bytes(pid_t pid, const char *field);
 /* "name value" line of /proc/vmstat; -1 if absent. */
 int64_t procfs_vmstat(const char *name);

@@ -196,7 +196,7 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 	json_key_bool(w, "dax", r->dax);
 	json_key_string(w, "backing", r->backing);
 	json_key_string(w, "fs_type", r->fs_type);
-	json_key_i64(w, "hugepages_added_to_pool", r->hugepages_reserved);
+	json_key_i64(w, "hugepages_added_to_pool", rs->hugepages_added);
 
 	json_begin_object(w, "smaps");
 	json_key_i64(w, "worker", rs->smaps_worker);
@@ -217,6 +217,7 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 	json_key_i64(w, "meminfo_parked_bytes", rs->meminfo_parked);
 	json_key_i64(w, "meminfo_delta_bytes", rs->meminfo_parked - rs->meminfo_baseline);
 	json_key_i64(w, "meminfo_delta_from_before_bytes", rs->meminfo_parked - rs->meminfo_before);
+	json_key_bool(w, "meminfo_stat_refreshed", rs->meminfo_refreshed);
 	json_key_u64(w, "vmpte_sum_bytes", m->vmpte_sum);
 	json_key_u64(w, "vmpte_baseline_sum_bytes", m->vmpte_baseline_sum);
 	json_key_double(w, "vmpte_baseline_per_worker_bytes",
@@ -229,7 +230,7 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 	json_key_double(w, "region_bytes_per_worker_per_gib", gib > 0 ? per_worker / gib : 0);
 	json_key_string(w, "views",
 			"meminfo_*: /proc/meminfo PageTables, system-wide, each page-table page counted once "
-			"(includes any other process's changes); meminfo_delta_bytes = parked - baseline "
+			"(includes any other process's changes; per-CPU counters folded by vm/stat_refresh before each read when meminfo_stat_refreshed); meminfo_delta_bytes = parked - baseline "
 			"(all workers attached, region untouched), meminfo_delta_from_before_bytes = parked - before "
 			"the first fork (adds the workers' own process page tables); vmpte_*: sum of per-process "
 			"VmPTE from /proc/<pid>/status, a page-table page shared by N processes counted N times; "

@@ -332,10 +332,13 @@ int run_main(int argc, char **argv)
 	rs->t_start = clock_now_ns();
 	rs->backend_ready = true; /* teardown is safe after a partial setup */
 	if (cfg->backend->setup(&rs->region, err, sizeof(err)) != 0) {
+		if (stop_signal)
+			interrupted_exit(rs);
 		cleanup(rs);
 		fprintf(stderr, "mshare-bench run: backend %s: %s\n", cfg->backend->name, err);
 		return 1;
 	}
+	rs->hugepages_added = rs->region.hugepages_reserved;
 	if (stop_signal)
 		interrupted_exit(rs);
 	if (cfg->size % rs->region.backend_page_bytes) {
@@ -350,6 +353,7 @@ int run_main(int argc, char **argv)
 		return 1;
 	}
 	/* Parked point of the system view; "before" is before any worker. */
+	rs->meminfo_refreshed = procfs_stat_refresh();
 	rs->meminfo_before = procfs_meminfo_bytes("PageTables");
 	rs->t_setup_done = clock_now_ns();
 
@@ -381,6 +385,7 @@ int run_main(int argc, char **argv)
 
 	/* Baseline: region mapped, not touched yet. */
 	read_vmpte(rs, rs->vmpte_baseline);
+	rs->meminfo_refreshed &= procfs_stat_refresh();
 	rs->meminfo_baseline = procfs_meminfo_bytes("PageTables");
 	if (rs->region.backend_page_bytes > 4096)
 		rs->hugetlb_free_before = hugepool_available(rs->region.backend_page_bytes);
@@ -391,6 +396,7 @@ int run_main(int argc, char **argv)
 	rs->t_all_done = clock_now_ns();
 
 	/* Parked point: every live worker holds its page tables. */
+	rs->meminfo_refreshed &= procfs_stat_refresh();
 	rs->meminfo_parked = procfs_meminfo_bytes("PageTables");
 	read_vmpte(rs, rs->vmpte_parked);
 	if (rs->region.backend_page_bytes > 4096)

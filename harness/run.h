@@ -40,6 +40,7 @@ struct run_state {
 	pid_t parent_pid;
 	struct preflight_figures preflight;
 	bool backend_ready;
+	long hugepages_added;     /* kept after teardown for the record */
 
 	/* Workers, in the parent's private memory. */
 	unsigned forked;
@@ -58,6 +59,7 @@ struct run_state {
 
 	/* Page-table figures. */
 	int64_t meminfo_before, meminfo_baseline, meminfo_parked;
+	bool meminfo_refreshed; /* vm.stat_refresh before every read */
 	int64_t *vmpte_baseline, *vmpte_parked;
 	struct smaps_region smaps;
 	int smaps_worker;

@@ -1,0 +1,82 @@
+#!/bin/sh
+# Interrupting a run leaves nothing behind: no worker process, no record or
+# temporary file, no huge page added to the pool, no file in /dev/shm.
+. "$(dirname "$0")/lib/common.sh"
+
+# Workers of the run with parent pid $1.
+children() { pgrep -P "$1"; }
+
+# wait_children PID N SECONDS: until PID has at least N children.
+wait_children() {
+	i=0
+	while [ "$(children "$1" | wc -l)" -lt "$2" ] && [ $i -lt $(($3 * 2)) ]; do sleep 0.5; i=$((i + 1)); done
+	[ "$(children "$1" | wc -l)" -ge "$2" ]
+}
+
+# gone_within MARKER SECONDS PIDS...: none of PIDS is still a process of
+# this run (its command line carries MARKER).
+gone_within() {
+	marker=$1 secs=$2; shift 2
+	i=0
+	while [ $i -le $((secs * 2)) ]; do
+		left=0
+		for p in "$@"; do
+			grep -qF -- "$marker" "/proc/$p/cmdline" 2>/dev/null && left=$((left + 1))
+		done
+		[ $left -eq 0 ] && return 0
+		sleep 0.5; i=$((i + 1))
+	done
+	echo "# $left workers still alive"
+	return 1
+}
+
+interrupt_case() { # name signal expected-exit backend size workload extra...
+	name=$1 sig=$2 want=$3 backend=$4 size=$5 workload=$6; shift 6
+	marker="$WORK/int-$name-$$.json"
+	pool_before=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)
+	shm_before=$(ls /dev/shm | wc -l)
+	"$BIN" run --backend "$backend" --workers 1000 --size "$size" --workload "$workload" --quiet \
+		--out "$marker" "$@" 2>"$WORK/$name.err" &
+	pid=$!
+	if ! wait_children $pid 300 120; then
+		not_ok "$name: 300 of 1000 workers never appeared"
+		kill -KILL $pid 2>/dev/null
+		wait $pid
+		return
+	fi
+	pids=$(children $pid)
+	kill -s "$sig" $pid
+	wait $pid
+	rc=$?
+	check "$name: $sig in the middle of a 1000-worker $backend run exits $want (got $rc)" [ $rc -eq "$want" ]
+	check "$name: no worker process left" gone_within "$marker" 10 $pids
+	check "$name: no record and no temporary file" [ -z "$(ls "$WORK" | grep "int-$name")" ]
+	check "$name: says that no record was written" grep -q "no record written" "$WORK/$name.err"
+	check "$name: hugepage pool back to $pool_before" pool_back_to "$pool_before" 10
+	check "$name: no file left in /dev/shm" [ "$(ls /dev/shm | wc -l)" -le "$shm_before" ]
+}
+
+# Touching 1 GiB page by page in 1000 workers takes far longer than the
+# test waits, so the signal lands mid-run.
+interrupt_case shm-int INT 130 shm 1G touch --page 4k
+interrupt_case shm-term TERM 143 shm 1G touch --page 4k
+if "$BIN" backends | grep -q '^hugetlb-2m *yes'; then
+	interrupt_case hugetlb-int INT 130 hugetlb-2m 1G touch
+else
+	skip "hugetlb-2m interrupted run" "hugetlb-2m not usable here"
+fi
+
+# The parent killed outright: workers die with it (PR_SET_PDEATHSIG).
+marker="$WORK/int-kill-$$.json"
+"$BIN" run --backend shm --workers 1000 --size 1G --workload touch --page 4k --quiet --out "$marker" 2>/dev/null &
+pid=$!
+if wait_children $pid 300 120; then
+	pids=$(children $pid)
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	check "parent SIGKILLed: every worker dies with it" gone_within "$marker" 10 $pids
+else
+	not_ok "parent SIGKILLed: workers never appeared"
+	kill -KILL $pid 2>/dev/null
+fi
+finish

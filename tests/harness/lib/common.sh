@@ -1,0 +1,63 @@
+# Shared helpers of the harness integration tests (sourced, not run).
+# TAP output: ok/not_ok/skip number the lines; finish prints the plan and
+# exits non-zero if anything failed.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN="$ROOT/build/mshare-bench"
+TAP_N=0
+TAP_FAILED=0
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mshare-bench-test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $*"; }
+not_ok() { TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1)); echo "not ok $TAP_N - $*"; }
+skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $1 # SKIP $2"; }
+check() { # check "what" command...
+	what=$1; shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+finish() { echo "1..$TAP_N"; [ "$TAP_FAILED" -eq 0 ]; }
+
+# jget FILE dotted.key -> the value (JSON null -> "null").
+jget() {
+	python3 -c '
+import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v = v[k]
+print("null" if v is None else (str(v).lower() if isinstance(v, bool) else v))' "$1" "$2"
+}
+
+# Python expression over the record r (e.g. 'r["results"]["oom_killed"] == 0').
+jtest() {
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(" ".join(sys.argv[2].split())) else 1)' "$1" "$2"
+}
+
+# Wait up to $2 seconds for the 2 MiB pool to be back at $1 (another
+# process may be using the pool for a moment).
+pool_back_to() {
+	i=0
+	while [ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" != "$1" ] && [ "$i" -lt "$2" ]; do
+		sleep 1; i=$((i + 1))
+	done
+	[ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" = "$1" ]
+}
+
+# Largest change of /proc/meminfo PageTables (bytes) between samples over
+# about a second: how much other processes move the system-wide view.
+pagetables_drift() {
+	python3 -c '
+import time
+def pt():
+    for l in open("/proc/meminfo"):
+        if l.startswith("PageTables:"):
+            return int(l.split()[1]) * 1024
+s = [pt()]
+for _ in range(10):
+    time.sleep(0.1); s.append(pt())
+print(max(s) - min(s))'
+}
+
+[ -x "$BIN" ] || { echo "not ok 1 - $BIN is not built (run make)"; exit 1; }

@@ -1,0 +1,140 @@
+/* Unit tests of the JSON writer and the CSV row built from it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+#include "json.h"
+#include "tap.h"
+
+static char *render(void (*fill)(struct json_writer *), struct json_writer *w, char **csv)
+{
+	char *buf = NULL, *cbuf = NULL;
+	size_t len = 0, clen = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_init(w, f);
+	fill(w);
+	fclose(f);
+	f = open_memstream(&cbuf, &clen);
+	csv_write_header(f, w);
+	csv_write_row(f, w);
+	fclose(f);
+	*csv = cbuf;
+	return buf;
+}
+
+static void fill_record(struct json_writer *w)
+{
+	json_begin_object(w, NULL);
+	json_key_u64(w, "schema_version", 1);
+	json_begin_object(w, "config");
+	json_key_string(w, "backend", "shm");
+	json_key_u64(w, "workers", 18446744073709551615ull);
+	json_end_object(w);
+	json_begin_object(w, "results");
+	json_key_double(w, "p50", 0.25);
+	json_key_double(w, "nan", NAN);
+	json_key_i64(w, "neg", -5);
+	json_key_bool(w, "dax", false);
+	json_key_string(w, "text", "a \"quoted\", comma\nnewline\\ and \x01");
+	json_key_string(w, "missing", NULL);
+	json_begin_object(w, "empty");
+	json_end_object(w);
+	json_begin_array(w, "list");
+	json_key_u64(w, NULL, 7);
+	json_key_u64(w, NULL, 8);
+	json_end_array(w);
+	json_end_object(w);
+	json_end_object(w);
+}
+
+static const char *const expected_json =
+	"{\n"
+	"  \"schema_version\": 1,\n"
+	"  \"config\": {\n"
+	"    \"backend\": \"shm\",\n"
+	"    \"workers\": 18446744073709551615\n"
+	"  },\n"
+	"  \"results\": {\n"
+	"    \"p50\": 0.25,\n"
+	"    \"nan\": null,\n"
+	"    \"neg\": -5,\n"
+	"    \"dax\": false,\n"
+	"    \"text\": \"a \\\"quoted\\\", comma\\nnewline\\\\ and \\u0001\",\n"
+	"    \"missing\": null,\n"
+	"    \"empty\": {},\n"
+	"    \"list\": [\n"
+	"      7,\n"
+	"      8\n"
+	"    ]\n"
+	"  }\n"
+	"}\n";
+
+static const char *const expected_csv =
+	"schema_version,config.backend,config.workers,results.p50,results.nan,results.neg,results.dax,"
+	"results.text,results.missing,results.list.0,results.list.1\n"
+	"1,shm,18446744073709551615,0.25,,-5,false,\"a \"\"quoted\"\", comma\nnewline\\ and \x01\",,7,8\n";
+
+static void fill_unbalanced(struct json_writer *w)
+{
+	json_begin_object(w, NULL);
+	json_end_array(w);
+}
+
+static void fill_doubles(struct json_writer *w)
+{
+	json_begin_object(w, NULL);
+	json_key_double(w, "a", 0.1);
+	json_key_double(w, "b", 1.0 / 3.0);
+	json_key_double(w, "c", 1e300);
+	json_key_double(w, "d", 0.014579057);
+	json_end_object(w);
+}
+
+int main(void)
+{
+	struct json_writer w;
+	char *csv;
+	char *json = render(fill_record, &w, &csv);
+
+	TAP_OK(!json_failed(&w), "writer reports no error");
+	TAP_OK(strcmp(json, expected_json) == 0, "JSON output is exactly as expected");
+	if (strcmp(json, expected_json) != 0)
+		printf("# got:\n%s", json);
+	TAP_OK(strcmp(csv, expected_csv) == 0, "CSV header and row are the flat JSON fields, RFC 4180 quoted");
+	if (strcmp(csv, expected_csv) != 0)
+		printf("# got:\n%s", csv);
+	json_free(&w);
+	free(json);
+	free(csv);
+
+	json = render(fill_unbalanced, &w, &csv);
+	TAP_OK(json_failed(&w), "closing an object with ] is reported as an error");
+	json_free(&w);
+	free(json);
+	free(csv);
+
+	json = render(fill_doubles, &w, &csv);
+	int roundtrip = 1;
+	static const double want[] = { 0.1, 1.0 / 3.0, 1e300, 0.014579057 };
+	for (size_t i = 0; i < w.nfields; i++)
+		roundtrip &= strtod(w.fields[i].value, NULL) == want[i];
+	TAP_OK(w.nfields == 4 && roundtrip, "doubles read back exactly");
+	TAP_OK(strstr(json, "\"a\": 0.1,") && strstr(json, "\"d\": 0.014579057\n"), "doubles are written short when exact");
+	json_free(&w);
+	free(json);
+	free(csv);
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	csv_write_field(f, "plain");
+	fputc('|', f);
+	csv_write_field(f, "has,comma");
+	fputc('|', f);
+	csv_write_field(f, "cr\rhere");
+	fclose(f);
+	TAP_OK(strcmp(buf, "plain|\"has,comma\"|\"cr\rhere\"") == 0, "CSV fields quoted only when needed");
+	free(buf);
+	return tap_done();
+}

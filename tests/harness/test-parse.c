@@ -1,0 +1,70 @@
+/* Unit tests of size, count, duration and address parsing. */
+#include <string.h>
+
+#include "parse.h"
+#include "tap.h"
+
+static void size_ok(const char *s, uint64_t want)
+{
+	char err[256] = "";
+	uint64_t v = 0;
+	int rc = parse_size(s, &v, err, sizeof(err));
+	TAP_OK(rc == 0 && v == want, "size '%s' = %llu (got %llu %s)", s, (unsigned long long)want,
+	       (unsigned long long)v, err);
+}
+
+static void size_bad(const char *s, const char *why)
+{
+	char err[256] = "";
+	uint64_t v = 0;
+	int rc = parse_size(s, &v, err, sizeof(err));
+	TAP_OK(rc != 0 && strstr(err, s) != NULL, "size '%s' rejected (%s): \"%s\"", s, why, err);
+}
+
+int main(void)
+{
+	size_ok("4096", 4096);
+	size_ok("4K", 4096);
+	size_ok("4k", 4096);
+	size_ok("256M", 256ull << 20);
+	size_ok("1G", 1ull << 30);
+	size_ok("300G", 300ull << 30);
+	size_ok("2T", 2ull << 40);
+	size_ok("64MiB", 64ull << 20);
+	size_ok("1GB", 1ull << 30);
+	size_ok("0x1000", 4096);
+	size_bad("0", "zero");
+	size_bad("0G", "zero");
+	size_bad("", "empty");
+	size_bad("abc", "garbage");
+	size_bad("12Q", "unknown unit");
+	size_bad("1G2", "trailing characters");
+	size_bad("-1G", "negative");
+	size_bad(" 1G", "leading space");
+	size_bad("99999999999999999999", "overflow");
+	size_bad("20000000T", "overflow after the unit");
+
+	char err[256];
+	uint64_t v;
+	TAP_OK(parse_u64("10000", &v, err, sizeof(err)) == 0 && v == 10000, "count 10000");
+	TAP_OK(parse_u64("10k", &v, err, sizeof(err)) != 0 && strstr(err, "10k"), "count '10k' rejected: %s", err);
+	TAP_OK(parse_u64("", &v, err, sizeof(err)) != 0, "empty count rejected");
+
+	TAP_OK(parse_duration_ns("10s", &v, err, sizeof(err)) == 0 && v == 10000000000ull, "duration 10s");
+	TAP_OK(parse_duration_ns("500ms", &v, err, sizeof(err)) == 0 && v == 500000000ull, "duration 500ms");
+	TAP_OK(parse_duration_ns("2m", &v, err, sizeof(err)) == 0 && v == 120000000000ull, "duration 2m");
+	TAP_OK(parse_duration_ns("1.5", &v, err, sizeof(err)) == 0 && v == 1500000000ull, "duration 1.5 (seconds)");
+	TAP_OK(parse_duration_ns("10x", &v, err, sizeof(err)) != 0 && strstr(err, "10x"), "duration '10x' rejected: %s", err);
+	TAP_OK(parse_duration_ns("0s", &v, err, sizeof(err)) != 0 && strstr(err, "0s"), "duration '0s' rejected: %s", err);
+	TAP_OK(parse_duration_ns("-1s", &v, err, sizeof(err)) != 0, "negative duration rejected");
+
+	TAP_OK(parse_addr("0x20000000000", &v, err, sizeof(err)) == 0 && v == 0x20000000000ull, "address 0x20000000000");
+	TAP_OK(parse_addr("2T", &v, err, sizeof(err)) == 0 && v == 0x20000000000ull, "address 2T");
+	TAP_OK(parse_addr("0xzz", &v, err, sizeof(err)) != 0 && strstr(err, "0xzz"), "address '0xzz' rejected: %s", err);
+
+	char buf[32];
+	TAP_OK(strcmp(format_bytes(256ull << 20, buf, sizeof(buf)), "256 MiB") == 0, "format 256 MiB");
+	TAP_OK(strcmp(format_bytes(1536ull << 20, buf, sizeof(buf)), "1.50 GiB") == 0, "format 1.50 GiB");
+	TAP_OK(strcmp(format_bytes(100, buf, sizeof(buf)), "100 B") == 0, "format 100 B");
+	return tap_done();
+}

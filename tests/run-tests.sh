@@ -1,0 +1,54 @@
+#!/bin/sh
+# Run every test of the project and total their TAP lines.
+#
+# A test is an executable tests/*/*.sh or a binary build/tests/*/test-*.
+# Each prints TAP lines ("ok N - what", "not ok N - what",
+# "ok N - what # SKIP reason") and exits non-zero on failure. The totals are
+# recomputed here from the lines themselves; a test that exits non-zero (or
+# is killed, or times out) without printing any "not ok" line counts as one
+# failure, so a crash can never pass silently.
+# Last line: "N passed, N failed, N skipped". Exit status non-zero if
+# anything failed.
+#
+# Environment: TEST_TIMEOUT (seconds per test, default 900),
+#              TEST_FILTER (only tests whose path contains it).
+cd "$(dirname "$0")/.." || exit 2
+timeout_s=${TEST_TIMEOUT:-900}
+passed=0 failed=0 skipped=0
+failed_tests=""
+log=$(mktemp "${TMPDIR:-/tmp}/run-tests.XXXXXX") || exit 2
+trap 'rm -f "$log"' EXIT INT TERM
+
+for t in tests/*/*.sh build/tests/*/test-*; do
+	[ -f "$t" ] && [ -x "$t" ] || continue
+	case "$t" in *.d|*.o) continue ;; esac
+	if [ -n "${TEST_FILTER:-}" ]; then
+		case "$t" in *"$TEST_FILTER"*) ;; *) continue ;; esac
+	fi
+	echo "# $t"
+	timeout -k 10 "$timeout_s" "./$t" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	p=$(grep -cE '^ok [0-9]+' "$log" | tr -d ' ')
+	s=$(grep -ciE '^ok [0-9]+.*# *SKIP' "$log" | tr -d ' ')
+	f=$(grep -cE '^not ok [0-9]+' "$log" | tr -d ' ')
+	p=$((p - s))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+			echo "not ok - $t timed out after ${timeout_s}s"
+		else
+			echo "not ok - $t exited with status $rc without reporting a failure"
+		fi
+		f=1
+	fi
+	if [ "$f" -gt 0 ]; then
+		failed_tests="$failed_tests $t"
+	fi
+	passed=$((passed + p))
+	skipped=$((skipped + s))
+	failed=$((failed + f))
+done
+
+[ -n "$failed_tests" ] && echo "# failed:$failed_tests"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

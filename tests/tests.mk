@@ -1,0 +1,25 @@
+# Tests: `make test` builds every test binary (test-build) and runs
+# tests/run-tests.sh. This fragment builds the harness unit tests, once
+# plainly and once with AddressSanitizer + UndefinedBehaviorSanitizer where
+# the compiler supports them.
+HARNESS_TEST_SRCS := $(wildcard tests/harness/test-*.c)
+HARNESS_TEST_BINS := $(HARNESS_TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+# The harness units the tests exercise, compiled into each test.
+HARNESS_TEST_UNITS := harness/histogram.c harness/parse.c harness/json.c harness/csv.c
+HARNESS_TEST_CFLAGS := -O2 -g $(CSTD) $(WARN) -Iharness
+
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SANITIZE_OK := $(shell echo 'int main(void){return 0;}' | $(CC) $(SANITIZE_FLAGS) -x c - -o /dev/null 2>/dev/null && echo yes)
+ifeq ($(SANITIZE_OK),yes)
+HARNESS_TEST_BINS += $(HARNESS_TEST_SRCS:tests/%.c=$(BUILD)/tests/%-asan)
+endif
+
+$(BUILD)/tests/harness/test-%: tests/harness/test-%.c tests/harness/tap.h $(HARNESS_TEST_UNITS) harness/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HARNESS_TEST_CFLAGS) -o $@ $< $(HARNESS_TEST_UNITS) -lm
+
+$(BUILD)/tests/harness/test-%-asan: tests/harness/test-%.c tests/harness/tap.h $(HARNESS_TEST_UNITS) harness/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HARNESS_TEST_CFLAGS) -O1 $(SANITIZE_FLAGS) -o $@ $< $(HARNESS_TEST_UNITS) -lm
+
+test-build:: $(HARNESS_TEST_BINS)
