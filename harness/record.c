@@ -424,6 +424,34 @@ out:
 	return rc;
 }
 
+/* True (with a message) when path exists with a header that is not this
+ * record's. */
+static bool csv_header_conflict(const char *path, const struct json_writer *jw, char *err, size_t err_len)
+{
+	char *header = NULL;
+	size_t hlen = 0;
+	FILE *hf = open_memstream(&header, &hlen);
+	bool conflict = false;
+
+	if (!hf)
+		return false;
+	csv_write_header(hf, jw);
+	fclose(hf);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		char *have = malloc(hlen + 1);
+		if (have && fread(have, 1, hlen, f) > 0) {
+			conflict = memcmp(have, header, hlen) != 0;
+		}
+		free(have);
+		fclose(f);
+	}
+	if (conflict)
+		snprintf(err, err_len, "--csv %s has other columns than this run's record; use a new file", path);
+	free(header);
+	return conflict;
+}
+
 static void summary(const struct run_state *rs, const struct merged *m)
 {
 	const struct run_config *cfg = &rs->cfg;
@@ -481,6 +509,8 @@ int record_write(struct run_state *rs, volatile sig_atomic_t *stop, char *err, s
 		snprintf(err, err_len, "internal error while writing the JSON record");
 		goto out;
 	}
+	if (rs->cfg.csv && csv_header_conflict(rs->cfg.csv, &jw, err, err_len))
+		goto out; /* refuse before writing anything */
 	const char *out = rs->cfg.out;
 	if (out && ends_with(out, ".csv")) {
 		char *csv = NULL;

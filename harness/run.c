@@ -326,6 +326,9 @@ int run_main(int argc, char **argv)
 	}
 	install_signal_handlers();
 	rs->parent_pid = getpid();
+	/* If memory runs out, the kernel must kill workers, not the parent
+	 * that records how many it killed. Workers set their own back to 0. */
+	rs->oom_protected = procfs_write_long("/proc/self/oom_score_adj", -1000) == 0;
 	measure_timer(rs);
 	rs->oom_kill_before = procfs_vmstat("oom_kill");
 

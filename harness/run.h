@@ -40,6 +40,7 @@ struct run_state {
 	pid_t parent_pid;
 	struct preflight_figures preflight;
 	bool backend_ready;
+	bool oom_protected;       /* parent's oom_score_adj lowered; workers undo it */
 	long hugepages_added;     /* kept after teardown for the record */
 
 	/* Workers, in the parent's private memory. */

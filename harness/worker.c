@@ -84,6 +84,9 @@ void worker_main(struct run_state *rs, unsigned index)
 		_exit(WORKER_EXIT_ORPHAN);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (rs->oom_protected)
+		procfs_write_long("/proc/self/oom_score_adj", 0);
 
 	/* Touch the slot now, so its page faults do not count in the workload. */
 	histogram_init(&wa->slot.fault_ns);

@@ -29,10 +29,12 @@ import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 sys.exit(0 if len(rows) == 3 and all(len(r) == len(rows[0]) for r in rows) else 1)' "$WORK/runs.csv"
 
-"$BIN" run --backend shm --workers 2 --size 4M --workload verify --quiet --csv "$WORK/runs.csv" >/dev/null 2>"$WORK/csv.err"
+"$BIN" run --backend shm --workers 2 --size 4M --workload verify --quiet --csv "$WORK/runs.csv" \
+	--out "$WORK/other.json" 2>"$WORK/csv.err"
 rc=$?
 check "--csv with other columns is refused (exit $rc): $(cat "$WORK/csv.err")" \
 	sh -c '[ '$rc' -ne 0 ] && grep -q "other columns" "$1"' _ "$WORK/csv.err"
+check "... and nothing is written" [ ! -e "$WORK/other.json" ] && [ "$(wc -l <"$WORK/runs.csv")" -eq 3 ]
 
 "$BIN" run $run >"$WORK/stdout.json" 2>"$WORK/summary.txt"
 check "without --out the JSON goes to stdout" jtest "$WORK/stdout.json" 'r["config"]["backend"] == "shm"'
