@@ -24,6 +24,7 @@ busybox=$(command -v busybox) || die "busybox not found (apt-get install busybox
 ldd "$busybox" >/dev/null 2>&1 && die "$busybox is dynamically linked (apt-get install busybox-static)"
 
 stage=$(mktemp -d "${out}.stage.XXXXXX")
+chmod 755 "$stage"	# becomes the guest root directory: mktemp makes it 0700
 trap 'rm -rf "$stage"' EXIT INT TERM
 
 mkdir -p "$stage"/bin "$stage"/sbin "$stage"/usr/bin "$stage"/usr/sbin \
