@@ -238,6 +238,19 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 			"the region mapped but untouched");
 	json_end_object(w);
 
+	double pd = rs->private_sampled ? (double)rs->private_dirty_sum / rs->private_sampled : 0;
+	double pte0 = m->vmpte_workers ? (double)m->vmpte_baseline_sum / m->vmpte_workers : 0;
+	json_begin_object(w, "worker_memory");
+	json_key_u64(w, "sampled_workers", rs->private_sampled);
+	json_key_double(w, "private_dirty_bytes", pd);
+	json_key_double(w, "pagetables_baseline_bytes", pte0);
+	json_key_double(w, "total_bytes", pd + pte0);
+	json_key_string(w, "meaning",
+			"per worker, beyond the region: Private_Dirty from smaps_rollup minus the region's own "
+			"(mean over sampled workers at the parked point) plus VmPTE with the region untouched; "
+			"kernel structures (task, kernel stack) not included");
+	json_end_object(w);
+
 	write_histogram(w, "fault_latency_ns", &m->slot.fault_ns, true);
 	json_key_u64(w, "timer_overhead_ns", rs->timer_overhead_ns);
 	json_key_u64(w, "timer_overhead_min_ns", rs->timer_overhead_min_ns);

@@ -242,6 +242,24 @@ static void read_vmpte(struct run_state *rs, int64_t *into)
 		into[i] = rs->reaped[i] ? -1 : procfs_status_bytes(rs->pids[i], "VmPTE");
 }
 
+/* Private_Dirty of a few workers, less what of it lies in the region
+ * (region pages mapped by one process only count as private). */
+#define PRIVATE_SAMPLE 16
+static void sample_private_memory(struct run_state *rs)
+{
+	unsigned step = rs->forked > PRIVATE_SAMPLE ? rs->forked / PRIVATE_SAMPLE : 1;
+	for (unsigned i = 0; i < rs->forked && rs->private_sampled < PRIVATE_SAMPLE; i += step) {
+		struct smaps_region sr;
+		if (rs->reaped[i])
+			continue;
+		int64_t all = procfs_private_dirty_bytes(rs->pids[i]);
+		if (all < 0 || procfs_smaps_region(rs->pids[i], rs->region.addr, &sr) != 0)
+			continue;
+		rs->private_dirty_sum += (uint64_t)all - (sr.private_dirty_bytes <= (uint64_t)all ? sr.private_dirty_bytes : 0);
+		rs->private_sampled++;
+	}
+}
+
 static int alloc_worker_tables(struct run_state *rs)
 {
 	unsigned n = rs->cfg.workers;
@@ -409,6 +427,7 @@ int run_main(int argc, char **argv)
 		if (!rs->reaped[i] && procfs_smaps_region(rs->pids[i], rs->region.addr, &rs->smaps) == 0 &&
 		    rs->smaps.found)
 			rs->smaps_worker = (int)i;
+	sample_private_memory(rs);
 	rs->t_measured = clock_now_ns();
 
 	release(&rs->area.control->measured);

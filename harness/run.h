@@ -64,6 +64,9 @@ struct run_state {
 	int64_t *vmpte_baseline, *vmpte_parked;
 	struct smaps_region smaps;
 	int smaps_worker;
+	/* Private memory of sampled workers beyond the region (parked point). */
+	uint64_t private_dirty_sum;
+	unsigned private_sampled;
 	int64_t oom_kill_before, oom_kill_after;
 	int64_t hugetlb_free_before, hugetlb_free_parked;
 
