@@ -52,7 +52,7 @@ interrupt_case() { # name signal expected-exit backend size workload extra...
 	check "$name: no worker process left" gone_within "$marker" 10 $pids
 	check "$name: no record and no temporary file" [ -z "$(ls "$WORK" | grep "int-$name")" ]
 	check "$name: says that no record was written" grep -q "no record written" "$WORK/$name.err"
-	check "$name: hugepage pool back to $pool_before" pool_back_to "$pool_before" 10
+	check_pool "$name: hugepage pool back to $pool_before" "$pool_before"
 	check "$name: no file left in /dev/shm" [ "$(ls /dev/shm | wc -l)" -le "$shm_before" ]
 }
 

@@ -62,7 +62,7 @@ if [ -f "$out" ]; then
 	fi
 	check "region page tables per worker: 1 PUD + 2 shared PMD pages counted in VmPTE = 12288" \
 		jtest "$out" 'r["results"]["pagetables"]["region_bytes_per_worker"] == 12288'
-	check "hugepage pool back to $before after the run" pool_back_to "$before" 10
+	check_pool "hugepage pool back to $before after the run" "$before"
 elif grep -q "could supply only\|no pool\|cannot raise\|cannot allocate" "$err"; then
 	skip "hugetlb-2m, 16 workers, 2 GiB pt-footprint" "huge pages cannot be reserved here: $(cat "$err")"
 else
