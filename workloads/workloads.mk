@@ -1,13 +1,22 @@
 # workloads/workloads.mk - unit tests of the database workloads' helpers.
 # The workloads themselves are globbed into build/mshare-bench by the top
-# Makefile; their integration tests are tests/workloads/*.sh.
+# Makefile; their integration tests are tests/workloads/workloads.sh.
+# The generator test is built plainly and, when tests/tests.mk found the
+# compiler able to, with AddressSanitizer + UndefinedBehaviorSanitizer.
 
-WORKLOADS_TEST_BIN := $(BUILD)/tests/workloads/test-zipf
 WORKLOADS_TEST_SRC := tests/workloads/test-zipf.c workloads/zipf.c workloads/block_choice.c \
 	workloads/param.c harness/parse.c harness/json.c
+WORKLOADS_TEST_BINS := $(BUILD)/tests/workloads/test-zipf
+ifeq ($(SANITIZE_OK),yes)
+WORKLOADS_TEST_BINS += $(BUILD)/tests/workloads/test-zipf-asan
+endif
 
 $(BUILD)/tests/workloads/test-zipf: $(WORKLOADS_TEST_SRC) $(wildcard workloads/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -Iworkloads -o $@ $(WORKLOADS_TEST_SRC) -lm
 
-test-build:: $(WORKLOADS_TEST_BIN)
+$(BUILD)/tests/workloads/test-zipf-asan: $(WORKLOADS_TEST_SRC) $(wildcard workloads/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -O1 $(SANITIZE_FLAGS) -Iworkloads -o $@ $(WORKLOADS_TEST_SRC) -lm
+
+test-build:: $(WORKLOADS_TEST_BINS)
