@@ -40,8 +40,10 @@
 enum { P_WRITERS, P_RECORD_SIZE, P_LOG_SIZE };
 enum {
 	C_RECORDS_WRITTEN, C_BYTES_WRITTEN, C_PERSIST_NS, C_RECORDS_READ, C_BYTES_READ,
-	C_RECORDS_VERIFIED, C_CHECKSUM_FAILURES, C_SEQUENCE_ERRORS, C_OVERRUNS, C_READER_WAITS,
+	C_RECORDS_VERIFIED, C_CHECKSUM_FAILURES, C_SEQUENCE_ERRORS, C_OVERRUNS,
 	C_SPACE_WAITS, C_PERSIST_PMEM_WORKERS, C_PERSIST_MSYNC_WORKERS,
+	/* The persist-latency tail (the op histogram holds commit latency). */
+	C_PERSIST_OVER_10US, C_PERSIST_OVER_100US, C_PERSIST_OVER_1MS,
 };
 
 #define CONTROL_BYTES 4096u
@@ -194,6 +196,9 @@ static int redo_write(struct redo_worker *w)
 			rc = -1;
 		uint64_t t1 = clock_now_ns();
 		w->c[C_PERSIST_NS] += t1 - p0;
+		w->c[C_PERSIST_OVER_10US] += t1 - p0 > 10000;
+		w->c[C_PERSIST_OVER_100US] += t1 - p0 > 100000;
+		w->c[C_PERSIST_OVER_1MS] += t1 - p0 > 1000000;
 
 		atomic_fetch_add(&w->control->wake, 1);
 		if (atomic_load(&w->control->sleepers)) {
@@ -296,7 +301,6 @@ static int redo_read(struct redo_worker *w)
 			atomic_fetch_add(&w->control->sleepers, 1);
 			if (atomic_load_explicit(&s->end_lsn, memory_order_acquire) != cursor + rec &&
 			    !writers_finished(w, cursor)) {
-				w->c[C_READER_WAITS]++;
 				futex_wait_u32((uint32_t *)&w->control->wake, seen, READER_SLEEP_NS);
 			}
 			atomic_fetch_sub(&w->control->sleepers, 1);
@@ -340,6 +344,9 @@ static void redo_report(struct json_writer *json, const struct workload_slot *me
 									    : "msync";
 	json_key_string(json, "persist_path", path);
 	json_key_double(json, "persist_mean_ns", per(c[C_PERSIST_NS], c[C_RECORDS_WRITTEN]));
+	json_key_double(json, "persist_share_over_10us", per(c[C_PERSIST_OVER_10US], c[C_RECORDS_WRITTEN]));
+	json_key_double(json, "persist_share_over_100us", per(c[C_PERSIST_OVER_100US], c[C_RECORDS_WRITTEN]));
+	json_key_double(json, "persist_share_over_1ms", per(c[C_PERSIST_OVER_1MS], c[C_RECORDS_WRITTEN]));
 	json_key_double(json, "write_bytes_per_s", wall_s > 0 ? (double)c[C_BYTES_WRITTEN] / wall_s : 0.0);
 	json_key_double(json, "read_bytes_per_s", wall_s > 0 ? (double)c[C_BYTES_READ] / wall_s : 0.0);
 	json_key_double(json, "commits_per_s", wall_s > 0 ? (double)c[C_RECORDS_WRITTEN] / wall_s : 0.0);
@@ -357,7 +364,8 @@ const struct workload_ops workload_redo = {
 	.counter_names = {
 		"records_written", "bytes_written", "persist_ns", "records_read", "bytes_read",
 		"records_verified", "checksum_failures", "sequence_errors", "overruns",
-		"reader_waits", "space_waits", "persist_pmem_workers", "persist_msync_workers", NULL,
+		"space_waits", "persist_pmem_workers", "persist_msync_workers",
+		"persist_over_10us", "persist_over_100us", "persist_over_1ms", NULL,
 	},
 	.validate = redo_validate,
 	.run = redo_run,
