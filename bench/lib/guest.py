@@ -124,10 +124,11 @@ def run_points(sweep, todo, start, offset, total):
                                  pass_fds=(sweep.lock_fd,))
         sweep.child = child
         seen = 0
+        boot_start = time.monotonic()
         while child.poll() is None:
             time.sleep(2)
-            seen = _progress(status_path, seen, start, offset, total)
-        _progress(status_path, seen, start, offset, total)
+            seen = _progress(status_path, seen, start, offset, total, boot_start)
+        _progress(status_path, seen, start, offset, total, boot_start)
         sweep.child = None
     status = {}
     try:
@@ -161,7 +162,9 @@ def run_points(sweep, todo, start, offset, total):
     return result
 
 
-def _progress(status_path, seen, start, offset, total):
+def _progress(status_path, seen, start, offset, total, boot_start):
+    """Report guest runs finished since the last call; estimate what is
+    left from the guest's own pace so far (boot included)."""
     try:
         with open(status_path) as f:
             lines = f.read().splitlines()
@@ -169,9 +172,19 @@ def _progress(status_path, seen, start, offset, total):
         return seen
     for line in lines[seen:]:
         parts = line.split()
-        if len(parts) == 3:
-            done = offset + seen + 1
-            elapsed = time.monotonic() - start
-            _say("[%d/%d] guest %s %s exit %s  elapsed %ds" % (done, total, parts[0], parts[1], parts[2], elapsed))
         seen += 1
+        if len(parts) == 3:
+            now = time.monotonic()
+            left = (now - boot_start) / seen * (total - offset - seen)
+            _say("[%d/%d] guest %s %s exit %s  elapsed %s, left ~%s" % (
+                offset + seen, total, parts[0], parts[1], parts[2], _duration(now - start), _duration(left)))
     return seen
+
+
+def _duration(seconds):
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return "%ds" % seconds
+    if seconds < 3600:
+        return "%dm%02ds" % (seconds // 60, seconds % 60)
+    return "%dh%02dm" % (seconds // 3600, seconds % 3600 // 60)
