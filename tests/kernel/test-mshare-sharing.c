@@ -21,8 +21,30 @@
 #endif
 
 #define PAGE		4096UL
-#define SHARERS		100
-#define SHARED_SIZE	(1UL << 30)
+#define MAX_SHARERS	1000
+
+/* 100 sharers of 1 GiB by default; KT_SHARERS and KT_SHARED_MB change them
+ * (for a quick look at a slow machine: the figures scale). */
+static int sharers = 100;
+static unsigned long shared_size = 1UL << 30;
+
+static void read_scale(void)
+{
+	const char *n = getenv("KT_SHARERS"), *mb = getenv("KT_SHARED_MB");
+
+	if (n && atoi(n) > 0 && atoi(n) <= MAX_SHARERS)
+		sharers = atoi(n);
+	if (mb && atol(mb) > 0)
+		shared_size = (unsigned long)atol(mb) << 20;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 #define PMEM_DIR	"/mnt/pmem"
 
 static uint64_t page_header(uint64_t salt, unsigned long index)
@@ -119,13 +141,13 @@ static int plain_sharer(struct mt_peer *p, void *arg)
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return 11;
-	base = mmap(NULL, SHARED_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	base = mmap(NULL, shared_size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (base == MAP_FAILED)
 		return 12;
-	madvise(base, SHARED_SIZE, MADV_NOHUGEPAGE);
-	madvise(base, SHARED_SIZE, MADV_POPULATE_READ);	/* faster than faulting */
-	mt_reply(p, check_pattern(base, SHARED_SIZE, 1) < 0 ? 'r' : 'f');
+	madvise(base, shared_size, MADV_NOHUGEPAGE);
+	madvise(base, shared_size, MADV_POPULATE_READ);	/* faster than faulting */
+	mt_reply(p, check_pattern(base, shared_size, 1) < 0 ? 'r' : 'f');
 	mt_next(p);
 	return 0;
 }
@@ -146,23 +168,22 @@ static int mshare_sharer(struct mt_peer *p, void *arg)
 		TH_LOG("consumer %d: mshare: %s", (int)getpid(), strerror(errno));
 		return 12;
 	}
-	mt_reply(p, check_pattern((const char *)info.start, SHARED_SIZE, 1) < 0 ? 'r' : 'f');
+	mt_reply(p, check_pattern((const char *)info.start, shared_size, 1) < 0 ? 'r' : 'f');
 	c = mt_next(p);
 	if (c == 'u')
 		mt_reply(p, mshare_unlink(name) == 0 ? 'u' : 'e');
 	return 0;
 }
 
-/* Sends 'g' to every peer, then collects the replies; returns how many
- * replied 'r'. */
+/* Lets the peers map and read one after the other (all at once, a hundred
+ * processes faulting the same DAX entries mostly wait on each other);
+ * returns how many replied 'r'. */
 static int go_all(struct mt_peer *peers, int n)
 {
 	int good = 0;
 
 	for (int i = 0; i < n; i++)
-		mt_send(&peers[i], 'g');
-	for (int i = 0; i < n; i++)
-		good += mt_recv(&peers[i]) == 'r';
+		good += mt_ask(&peers[i], 'g') == 'r';
 	return good;
 }
 
@@ -183,67 +204,76 @@ static int finish_all(struct mt_peer *peers, int n, const char *who)
 
 TEST_F_TIMEOUT(sharing, consumers_add_far_less_page_table_than_map_shared, 3000)
 {
-	static struct mt_peer peers[SHARERS];
-	const long one_set_kb = (long)(SHARED_SIZE / PAGE * 8 / 1024);	/* PTE pages for 1 GiB */
-	long pt0, pt1, plain_kb, mshare_kb;
+	static struct mt_peer peers[MAX_SHARERS];
+	long one_set_kb, pt0, pt1, plain_kb, mshare_kb;
 	int good, dax;
 	char *donor;
+	double t;
 	int fd;
+
+	read_scale();
+	one_set_kb = (long)(shared_size / PAGE * 8 / 1024);	/* its PTE pages */
+	t = now_s();
 
 	/* The file lives on the DAX filesystem when there is one (its pages
 	 * are persistent memory, not RAM), on tmpfs otherwise. */
 	snprintf(self->path, sizeof(self->path), "%s/kt-share-%d",
 		 dir_is_mountpoint(PMEM_DIR) ? PMEM_DIR : "/dev/shm", (int)getpid());
-	ASSERT_SYS(write_pattern_file(self->path, SHARED_SIZE, 1));
+	ASSERT_SYS(write_pattern_file(self->path, shared_size, 1));
 	dax = file_is_dax(self->path);
-	TH_LOG("1 GiB file %s (%s)", self->path, dax ? "DAX" : "not DAX");
+	TH_LOG("%lu MiB file %s (%s) written in %.1f s", shared_size >> 20, self->path,
+	       dax ? "DAX" : "not DAX", now_s() - t);
+	t = now_s();
 
 	/* Plain MAP_SHARED: helpers forked first, so that the baseline holds
 	 * their own page tables and the delta is the mappings alone. */
-	for (int i = 0; i < SHARERS; i++)
+	for (int i = 0; i < sharers; i++)
 		ASSERT_SYS(mt_spawn(&peers[i], plain_sharer, self->path));
 	pt0 = mt_meminfo_kb("PageTables");
-	good = go_all(peers, SHARERS);
+	good = go_all(peers, sharers);
 	pt1 = mt_meminfo_kb("PageTables");
 	plain_kb = pt1 - pt0;
-	EXPECT_EQ(good, SHARERS);
-	EXPECT_EQ(finish_all(peers, SHARERS, "plain sharer"), SHARERS);
+	EXPECT_EQ(good, sharers);
+	EXPECT_EQ(finish_all(peers, sharers, "plain sharer"), sharers);
+	TH_LOG("%d plain MAP_SHARED sharers done in %.1f s", sharers, now_s() - t);
+	t = now_s();
 
 	/* mshare: consumers forked before the region exists. */
-	for (int i = 0; i < SHARERS; i++)
+	for (int i = 0; i < sharers; i++)
 		ASSERT_SYS(mt_spawn(&peers[i], mshare_sharer, self->name));
 	fd = open(self->path, O_RDWR);
 	ASSERT_SYS(fd);
-	donor = mmap((void *)self->addr, SHARED_SIZE, PROT_READ | PROT_WRITE,
+	donor = mmap((void *)self->addr, shared_size, PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
 	close(fd);
 	ASSERT_NE(donor, MAP_FAILED);
-	ASSERT_SYS(madvise(donor, SHARED_SIZE, MADV_NOHUGEPAGE));
+	ASSERT_SYS(madvise(donor, shared_size, MADV_NOHUGEPAGE));
 	ASSERT_SYS(mshare(self->name, self->addr, self->unit, O_CREAT | O_EXCL | O_RDWR, 0600));
 	self->created = 1;
 	/* Fully touched: every page faulted in through the shared tables. */
-	ASSERT_EQ(check_pattern(donor, SHARED_SIZE, 1), -1L);
+	ASSERT_EQ(check_pattern(donor, shared_size, 1), -1L);
 	pt0 = mt_meminfo_kb("PageTables");
-	good = go_all(peers, SHARERS);
+	good = go_all(peers, sharers);
 	pt1 = mt_meminfo_kb("PageTables");
 	mshare_kb = pt1 - pt0;
-	EXPECT_EQ(good, SHARERS);
-	for (int i = 0; i < SHARERS; i++)
+	EXPECT_EQ(good, sharers);
+	for (int i = 0; i < sharers; i++)
 		mt_send(&peers[i], 'u');
 	good = 0;
-	for (int i = 0; i < SHARERS; i++)
+	for (int i = 0; i < sharers; i++)
 		good += mt_recv(&peers[i]) == 'u';
-	EXPECT_EQ(good, SHARERS);
-	EXPECT_EQ(finish_all(peers, SHARERS, "mshare consumer"), SHARERS);
+	EXPECT_EQ(good, sharers);
+	EXPECT_EQ(finish_all(peers, sharers, "mshare consumer"), sharers);
+	TH_LOG("donor and %d mshare consumers done in %.1f s", sharers, now_s() - t);
 
-	TH_LOG("PageTables (/proc/meminfo): %d plain MAP_SHARED mappings of the 1 GiB %s file added %ld kB (%ld kB each)",
-	       SHARERS, dax ? "DAX" : "tmpfs", plain_kb, plain_kb / SHARERS);
-	TH_LOG("PageTables (/proc/meminfo): %d mshare consumers of the same file added %ld kB (%ld kB each); one 4 KiB PTE set for 1 GiB is %ld kB",
-	       SHARERS, mshare_kb, mshare_kb / SHARERS, one_set_kb);
+	TH_LOG("PageTables (/proc/meminfo): %d plain MAP_SHARED mappings of the %lu MiB %s file added %ld kB (%ld kB each)",
+	       sharers, shared_size >> 20, dax ? "DAX" : "tmpfs", plain_kb, plain_kb / sharers);
+	TH_LOG("PageTables (/proc/meminfo): %d mshare consumers of the same file added %ld kB (%ld kB each); one 4 KiB PTE set for it is %ld kB",
+	       sharers, mshare_kb, mshare_kb / sharers, one_set_kb);
 	/* The comparison means something only if plain mappings used PTEs. */
-	EXPECT_GE(plain_kb, SHARERS * one_set_kb * 9 / 10);
+	EXPECT_GE(plain_kb, sharers * one_set_kb * 9 / 10);
 	EXPECT_LT(mshare_kb * 10, plain_kb);
-	EXPECT_LT(mshare_kb, SHARERS * one_set_kb / 8);
+	EXPECT_LT(mshare_kb, sharers * one_set_kb / 8);
 }
 
 /* DAX consumer: on 'g' attaches, checks the pattern, stamps page 7 and
