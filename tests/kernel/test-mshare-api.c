@@ -294,7 +294,11 @@ TEST_F(region, rdonly_consumer_write_faults)
 	/* 'r' proves the read worked, so the SIGSEGV below comes from the write. */
 	EXPECT_EQ(mt_ask(&consumer, 'g'), 'r');
 	status = mt_finish(&consumer);
-	mt_log_status("read-only consumer", status);
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSEGV) {
+		if (mt_exited_ok(status))
+			TH_LOG("the read-only consumer's write went through");
+		mt_log_status("read-only consumer", status);
+	}
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
 	EXPECT_STREQ((char *)self->addr, donor_text);
 }
