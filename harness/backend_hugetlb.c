@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend_map.h"
@@ -78,10 +79,25 @@ static int hugetlb_setup(struct region *r, char *err, size_t err_len)
 		snprintf(err, err_len, "cannot size the hugetlb memfd to %zu bytes: %s", r->size, strerror(errno));
 		return -1;
 	}
-	if (fallocate(b->fd, 0, 0, (off_t)r->size) != 0) {
-		snprintf(err, err_len, "cannot allocate %ld huge pages of %zu kB for the region: %s", pages,
-			 page / 1024, strerror(errno));
-		return -1;
+	/* Another process may take free pages between the reservation and
+	 * the allocation: raise the pool by what is still missing and retry
+	 * (the pages already allocated stay in the file). */
+	for (int attempt = 1;; attempt++) {
+		if (fallocate(b->fd, 0, 0, (off_t)r->size) == 0)
+			break;
+		int e = errno;
+		struct stat st;
+		long have = 0, more = 0;
+		if (fstat(b->fd, &st) == 0)
+			have = (long)((uint64_t)st.st_blocks * 512 / page);
+		if (e != ENOSPC || attempt == 5 ||
+		    hugepool_reserve(page, pages - have, &more, err, err_len) != 0) {
+			snprintf(err, err_len, "cannot allocate %ld huge pages of %zu kB for the region (%ld allocated, "
+				 "%ld added to the pool): %s", pages, page / 1024, have, r->hugepages_reserved,
+				 strerror(e));
+			return -1;
+		}
+		r->hugepages_reserved += more;
 	}
 	snprintf(r->backing, sizeof(r->backing), "memfd (MFD_HUGETLB, %zu kB pages)", page / 1024);
 	snprintf(r->fs_type, sizeof(r->fs_type), "hugetlbfs");
