@@ -1,22 +1,7 @@
-/* workload_util.c - helpers every workload uses (see workload.h). */
+/* workload_util.c - helpers every workload uses (see workload.h;
+ * workload_touch_page is inline there). */
 #include "clock.h"
 #include "workload.h"
-
-void workload_touch_page(struct workload_ctx *ctx, volatile char *p)
-{
-	uint64_t t0 = clock_now_ns();
-	/* Keep the access between the two clock reads. */
-	__asm__ __volatile__("" ::: "memory");
-	if (ctx->write)
-		*p = 1;
-	else
-		(void)*p;
-	__asm__ __volatile__("" ::: "memory");
-	uint64_t t1 = clock_now_ns();
-
-	histogram_record(&ctx->slot->fault_ns, t1 - t0);
-	ctx->slot->pages_touched++;
-}
 
 bool workload_budget_done(const struct workload_ctx *ctx, uint64_t start_ns, uint64_t ops)
 {
