@@ -16,9 +16,10 @@
  *
  * The syscall numbers 451/452 belong to mshare only on the patched 6.1
  * kernel: on Linux >= 6.5 451 is cachestat and on >= 6.6 452 is fchmodat2.
- * The wrappers below therefore refuse to issue them (returning -1 with
- * errno = ENOSYS) until mshare_kernel_supported() has confirmed that the
- * running kernel is the patched one.
+ * The wrappers below therefore issue them only once mshare_kernel_supported()
+ * has confirmed that the running kernel is the patched one (they run the
+ * check themselves the first time, per translation unit); otherwise they
+ * return -1 with errno = ENOSYS.
  */
 #ifndef MSHARE_UAPI_H
 #define MSHARE_UAPI_H
@@ -116,7 +117,7 @@ static inline bool mshare_fs_mounted(void)
 static inline int mshare(const char *name, unsigned long addr,
 			 unsigned long len, int oflags, mode_t mode)
 {
-	if (!mshare_detected) {
+	if (!mshare_detected && !mshare_kernel_supported()) {
 		errno = ENOSYS;
 		return -1;
 	}
@@ -125,7 +126,7 @@ static inline int mshare(const char *name, unsigned long addr,
 
 static inline int mshare_unlink(const char *name)
 {
-	if (!mshare_detected) {
+	if (!mshare_detected && !mshare_kernel_supported()) {
 		errno = ENOSYS;
 		return -1;
 	}
