@@ -454,5 +454,8 @@ int run_main(int argc, char **argv)
 		fprintf(stderr, "mshare-bench run: %s\n", err);
 		return 1;
 	}
-	return (rs->failed || rs->crashed) ? 3 : 0;
+	/* Workers the OOM killer took are a result (recorded); any other
+	 * death is a failed run, though its record is written. */
+	bool oom = rs->oom_kill_after > rs->oom_kill_before;
+	return (rs->failed || rs->crashed || (rs->oom_suspects && !oom)) ? 3 : 0;
 }
