@@ -16,11 +16,15 @@ if [ ! -f build/kernel/bzImage ]; then
 	exit 0
 fi
 
-out=build/vm/conformance
 mkdir -p build/vm
-if ! make -s --no-print-directory guest-tests initramfs >build/vm/conformance-build.log 2>&1; then
+# One results directory per run (two runs may overlap, e.g. make test while
+# make test-kernel runs); build/vm/conformance-latest points at the newest.
+out=$(mktemp -d build/vm/conformance.XXXXXX) || exit 1
+chmod 755 "$out"
+ln -sfn "${out##*/}" build/vm/conformance-latest
+if ! make -s --no-print-directory guest-tests initramfs >"$out/build.log" 2>&1; then
 	echo "not ok 1 - kernel conformance: building the guest tests or the initramfs failed"
-	sed 's/^/# /' build/vm/conformance-build.log
+	sed 's/^/# /' "$out/build.log"
 	exit 1
 fi
 
@@ -44,7 +48,7 @@ vm_timeout=$(( ${TEST_TIMEOUT:-900} - 60 ))
 # stops QEMU) instead of leaving the guest running.
 # shellcheck disable=SC2086
 kernel/vm/run.sh --no-build --mem 2G --pmem 4 --cpus 2 --align 4K --timeout "$vm_timeout" \
-	--fail-on-warning --stream comment --out "$out" ${KERNEL_TEST_VM_OPTS:-} -- "$guest_cmd" &
+	--fail-on-warning --stream comment --keep-out --out "$out" ${KERNEL_TEST_VM_OPTS:-} -- "$guest_cmd" &
 vm_pid=$!
 trap 'kill -TERM $vm_pid 2>/dev/null; wait $vm_pid; exit 143' TERM INT
 wait $vm_pid
