@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "parse.h"
@@ -224,6 +225,26 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 	if (cfg->out && (lstat(cfg->out, &st) == 0)) {
 		snprintf(err, err_len, "--out %s already exists; refusing to overwrite it", cfg->out);
 		return -1;
+	}
+	/* The record is written after the run: check now that it can be. */
+	for (int k = 0; k < 2; k++) {
+		const char *file = k ? cfg->csv : cfg->out;
+		if (!file)
+			continue;
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s", file);
+		char *slash = strrchr(dir, '/');
+		if (slash == dir)
+			dir[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+		else
+			snprintf(dir, sizeof(dir), ".");
+		if (access(dir, W_OK | X_OK) != 0) {
+			snprintf(err, err_len, "%s %s: directory %s is missing or not writable", k ? "--csv" : "--out",
+				 file, dir);
+			return -1;
+		}
 	}
 	return 0;
 }

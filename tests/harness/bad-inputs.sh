@@ -37,6 +37,11 @@ reject "file backend without --path" "--path" --backend file --workers 2 --size 
 reject "too many workers for pid_max" "pid_max" --backend shm --workers 4000000 --size 4M --workload touch
 reject "page tables beyond MemAvailable" "MemAvailable" --backend shm --workers 1000 --size 300G --workload touch
 
+msg=$("$BIN" run $base --out /nonexistent-dir/x.json 2>&1 >/dev/null)
+rc=$?
+check "--out in a missing directory rejected before the run (exit $rc): $msg" \
+	sh -c '[ "$1" -eq 2 ] && printf "%s" "$2" | grep -q /nonexistent-dir' _ "$rc" "$msg"
+
 # --help tells the truth about what run accepts.
 help=$("$BIN" run --help)
 for opt in --backend --workers --size --workload --path --addr --page --write --out --csv --seed --duration --ops; do
