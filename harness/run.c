@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -187,14 +188,18 @@ static void wait_all_exited(struct run_state *rs)
 		if (stop_signal)
 			interrupted_exit(rs);
 		int status;
-		pid_t pid = waitpid(-1, &status, 0);
+		pid_t pid = waitpid(-1, &status, WNOHANG);
 		if (pid > 0) {
 			int i = pid_table_find(rs, pid);
 			if (i >= 0 && !rs->reaped[i])
 				note_exit(rs, (unsigned)i, status);
-		} else if (errno == ECHILD) {
-			break;
+			continue;
 		}
+		if (pid < 0 && errno == ECHILD)
+			break;
+		/* Nothing exited yet: sleep a little, never block for good. */
+		struct timespec nap = { 0, 2000000 };
+		nanosleep(&nap, NULL);
 		if (rs->reaped_count != last_count) {
 			last_count = rs->reaped_count;
 			last_progress = clock_now_ns();
