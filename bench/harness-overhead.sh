@@ -34,7 +34,7 @@ bare=$(awk '/barrier_s/ {print $2}' "$dir/fork-barrier.txt")
 harness=$(field "$dir/barrier.json" results.time_s.barrier)
 echo "harness time_s.barrier $harness s, bare $bare s, ratio $(python3 -c "print(round($harness / $bare, 3))")"
 
-echo "== 3. private memory per worker beyond the region"
+echo "== 3. private memory per worker beyond the region (bare child: $(grep 'bare child memory' "$dir/fork-barrier.txt" | cut -d: -f2))"
 python3 -c '
 import json, sys
 m = json.load(open(sys.argv[1]))["results"]["worker_memory"]

@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "futex.h"
 #include "parse.h"
+#include "procfs.h"
 #include "selftest_bench.h"
 #include "workload.h"
 
@@ -119,6 +120,10 @@ static int fork_barrier(unsigned workers)
 	while ((seen = __atomic_load_n(ready, __ATOMIC_ACQUIRE)) < forked)
 		futex_wait_u32(ready, seen, 20000000);
 	uint64_t t_ready = clock_now_ns();
+	/* What a bare forked child costs, measured like the harness's
+	 * results.worker_memory (first child, at the barrier). */
+	int64_t pte = forked ? procfs_status_bytes(pids[0], "VmPTE") : -1;
+	int64_t dirty = forked ? procfs_private_dirty_bytes(pids[0]) : -1;
 	__atomic_store_n(go, 1, __ATOMIC_RELEASE);
 	futex_wake_all(go);
 	for (unsigned i = 0; i < forked; i++)
@@ -128,6 +133,8 @@ static int fork_barrier(unsigned workers)
 	printf("  fork loop %.3f s, all at the barrier %.3f s, all reaped %.3f s\n", (t_forked - t0) / 1e9,
 	       (t_ready - t0) / 1e9, (t_reaped - t0) / 1e9);
 	printf("  barrier_s %.6f\n", (t_ready - t0) / 1e9);
+	printf("  bare child memory: Private_Dirty %lld B + VmPTE %lld B = %lld B\n", (long long)dirty,
+	       (long long)pte, (long long)(dirty + pte));
 	free(pids);
 	return forked == workers ? 0 : 1;
 }
