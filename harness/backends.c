@@ -8,6 +8,8 @@ extern const struct backend_ops backend_file;
 extern const struct backend_ops backend_anon;
 extern const struct backend_ops backend_hugetlb_2m;
 extern const struct backend_ops backend_hugetlb_1g;
+extern const struct backend_ops backend_mshare;
+extern const struct backend_ops backend_mshare_anon;
 
 const struct backend_ops *const backend_table[] = {
 	&backend_shm,
@@ -15,6 +17,8 @@ const struct backend_ops *const backend_table[] = {
 	&backend_anon,
 	&backend_hugetlb_2m,
 	&backend_hugetlb_1g,
+	&backend_mshare,
+	&backend_mshare_anon,
 	NULL,
 };
 
