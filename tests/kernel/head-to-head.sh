@@ -1,0 +1,55 @@
+#!/bin/sh
+# In-guest head-to-head, small: 100 workers over a 64 MiB file on the DAX
+# mount, once through mshare and once as plain MAP_SHARED with 4 KiB pages.
+# Checks that mshare's region page tables per worker are at most 1% of
+# MAP_SHARED's, that data one worker writes another reads (verify workload
+# under mshare), and that no msharefs entry outlives the runs.
+# Skips when no patched kernel has been built (make kernel).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+if [ ! -f build/kernel/bzImage ]; then
+	echo "ok 1 - head-to-head in the guest # SKIP no patched kernel built (make kernel)"
+	exit 0
+fi
+mkdir -p build/vm
+out=$(mktemp -d build/vm/head-to-head.XXXXXX) || exit 1
+chmod 755 "$out"
+if ! make -s --no-print-directory initramfs >"$out.build.log" 2>&1; then
+	echo "not ok 1 - head-to-head: building the initramfs failed"
+	exit 1
+fi
+common="--workers 100 --size 64M --page 4k --workload pt-footprint --quiet"
+kernel/vm/run.sh --mem 2G --timeout 600 --out "$out" -- sh -c "
+mshare-bench run --backend mshare $common --out /out/mshare.json &&
+mshare-bench run --backend file --path /mnt/pmem $common --out /out/dax4k.json &&
+mshare-bench run --backend mshare --workers 4 --size 64M --workload verify --quiet --out /out/verify.json &&
+ls -A /sys/fs/mshare > /out/leftover.txt" >"$out.vm.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+	echo "not ok 1 - head-to-head runs in the guest (run.sh exit $rc, log $out.vm.log)"
+	tail -20 "$out.vm.log" | sed 's/^/# /'
+	exit 1
+fi
+echo "ok 1 - head-to-head runs in the guest"
+python3 - "$out" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+def rec(name):
+    with open(os.path.join(out, name)) as f:
+        return json.load(f)
+ms, dax, ver = rec("mshare.json"), rec("dax4k.json"), rec("verify.json")
+m = ms["results"]["pagetables"]["region_bytes_per_worker"]
+d = dax["results"]["pagetables"]["region_bytes_per_worker"]
+n = 2
+ok = d > 0 and m <= d / 100
+print(("ok" if ok else "not ok") + " %d - mshare region page tables per worker %d B <= 1%% of MAP_SHARED DAX 4K's %d B" % (n, m, d)); n += 1
+ok_dax = dax["results"].get("dax") is True and ms["results"].get("dax") is True
+print(("ok" if ok_dax else "not ok") + " %d - both runs were on a DAX file" % n); n += 1
+c = ver["results"]["workload"]["counters"]
+ok_v = c["pages_checked"] > 0 and c["mismatches"] == 0
+print(("ok" if ok_v else "not ok") + " %d - data written by one mshare worker is read by the others (%d pages checked, %d mismatches)" % (n, c["pages_checked"], c["mismatches"])); n += 1
+left = open(os.path.join(out, "leftover.txt")).read().split()
+print(("ok" if not left else "not ok") + " %d - no msharefs entry left after the runs %s" % (n, left)); n += 1
+sys.exit(0 if ok and ok_dax and ok_v and not left else 1)
+PY
