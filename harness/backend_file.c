@@ -73,14 +73,10 @@ static int file_open(struct region *r, struct fd_backing *b, char *err, size_t e
 
 static int file_setup(struct region *r, char *err, size_t err_len)
 {
-	struct fd_backing *b = calloc(1, sizeof(*b));
+	struct fd_backing *b = fd_backing_new(r, err, err_len);
 
-	if (!b) {
-		snprintf(err, err_len, "out of memory");
+	if (!b)
 		return -1;
-	}
-	b->fd = -1;
-	r->backend_private = b;
 	if (file_open(r, b, err, err_len))
 		return -1;
 	struct stat st;

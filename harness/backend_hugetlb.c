@@ -54,14 +54,10 @@ static int hugetlb_setup(struct region *r, char *err, size_t err_len)
 {
 	size_t page = page_bytes_of(r);
 	unsigned log2 = (unsigned)__builtin_ctzl(page);
-	struct fd_backing *b = calloc(1, sizeof(*b));
+	struct fd_backing *b = fd_backing_new(r, err, err_len);
 
-	if (!b) {
-		snprintf(err, err_len, "out of memory");
+	if (!b)
 		return -1;
-	}
-	b->fd = -1;
-	r->backend_private = b;
 	r->backend_page_bytes = page;
 	if (r->size % page) {
 		snprintf(err, err_len, "--size %zu is not a multiple of the %zu kB huge page", r->size, page / 1024);

@@ -115,3 +115,16 @@ void backend_fd_teardown(struct region *r)
 	free(b);
 	r->backend_private = NULL;
 }
+
+struct fd_backing *fd_backing_new(struct region *r, char *err, size_t err_len)
+{
+	struct fd_backing *b = calloc(1, sizeof(*b));
+
+	if (!b) {
+		snprintf(err, err_len, "out of memory");
+		return NULL;
+	}
+	b->fd = -1;
+	r->backend_private = b;
+	return b;
+}
