@@ -52,6 +52,9 @@ struct region {
 struct backend_ops {
 	const char *name;
 	const char *description;
+	/* The region's page tables exist once, whoever attaches (mshare): the
+	 * memory pre-flight then expects one set, not one per worker. */
+	bool page_tables_shared;
 	/* 0 if usable here; else -1 with a reason in why[]. */
 	int (*probe)(const struct region *r, char *why, size_t why_len);
 	/* 0 on success; else -1 with a message in err[]. */

@@ -302,6 +302,7 @@ const struct backend_ops backend_mshare = {
 	.name = "mshare",
 	.description = "mshare()d region backed by a file in --path (default " MSHARE_DEFAULT_DIR
 		       "); page tables shared by all workers",
+	.page_tables_shared = true,
 	.probe = mshare_probe,
 	.setup = mshare_setup_file,
 	.attach = mshare_attach,
@@ -312,6 +313,7 @@ const struct backend_ops backend_mshare = {
 const struct backend_ops backend_mshare_anon = {
 	.name = "mshare-anon",
 	.description = "mshare()d region of shared anonymous memory; page tables shared by all workers",
+	.page_tables_shared = true,
 	.probe = mshare_probe,
 	.setup = mshare_setup_anon,
 	.attach = mshare_attach,

@@ -96,17 +96,21 @@ int preflight_check(struct run_state *rs, char *err, size_t err_len)
 		return -1;
 	}
 
-	/* Page tables: one 8-byte entry per page of the region, per worker.
-	 * Without forced base pages, assume the worst (4 KiB) anyway. */
+	/* Page tables: one 8-byte entry per page of the region, per worker,
+	 * or once in all when the backend shares them. Without forced base
+	 * pages, assume the worst (4 KiB) anyway. */
 	uint64_t page = 4096;
 	if (strncmp(cfg->backend->name, "hugetlb-1g", 10) == 0)
 		page = 1ull << 30;
 	else if (strncmp(cfg->backend->name, "hugetlb", 7) == 0)
 		page = 2ull << 20;
-	pf->expected_pt_bytes_per_worker = cfg->size / page * 8;
+	uint64_t one_set = cfg->size / page * 8;
+	pf->expected_pt_bytes_per_worker = cfg->backend->page_tables_shared ? 0 : one_set;
 	pf->expected_overhead_bytes_per_worker = OVERHEAD_PER_WORKER;
 	pf->expected_total_bytes =
 		(pf->expected_pt_bytes_per_worker + OVERHEAD_PER_WORKER) * (uint64_t)cfg->workers;
+	if (cfg->backend->page_tables_shared)
+		pf->expected_total_bytes += one_set;
 	pf->mem_available_bytes = procfs_meminfo_bytes("MemAvailable");
 	if (!cfg->skip_memory_check && pf->mem_available_bytes > 0 &&
 	    pf->expected_total_bytes > (uint64_t)pf->mem_available_bytes / 10 * 9) {

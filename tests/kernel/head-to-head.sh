@@ -3,7 +3,10 @@
 # mount, once through mshare and once as plain MAP_SHARED with 4 KiB pages.
 # Checks that mshare's region page tables per worker are at most 1% of
 # MAP_SHARED's, that data one worker writes another reads (verify workload
-# under mshare), and that no msharefs entry outlives the runs.
+# under mshare), that no msharefs entry outlives the runs, and that the
+# memory pre-flight counts mshare's page tables once: 500 workers over 2 GiB
+# (500 x 4 MiB of 4 KiB page tables if each had its own, more than the
+# guest's 2 GiB) run under mshare and are refused as plain MAP_SHARED.
 # Skips when no patched kernel has been built (make kernel).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,6 +27,9 @@ kernel/vm/run.sh --mem 2G --timeout 600 --out "$out" -- sh -c "
 mshare-bench run --backend mshare $common --out /out/mshare.json &&
 mshare-bench run --backend file --path /mnt/pmem $common --out /out/dax4k.json &&
 mshare-bench run --backend mshare --workers 4 --size 64M --workload verify --quiet --out /out/verify.json &&
+mshare-bench run --backend mshare --workers 500 --size 2G --page 4k --workload pt-footprint --quiet --out /out/big.json &&
+{ mshare-bench run --backend file --path /mnt/pmem --workers 500 --size 2G --page 4k --workload pt-footprint \
+	--quiet --out /out/big-file.json 2>/out/big-file.err; echo \$? >/out/big-file.rc; } &&
 ls -A /sys/fs/mshare > /out/leftover.txt" >"$out.vm.log" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then
@@ -51,5 +57,13 @@ ok_v = c["pages_checked"] > 0 and c["mismatches"] == 0
 print(("ok" if ok_v else "not ok") + " %d - data written by one mshare worker is read by the others (%d pages checked, %d mismatches)" % (n, c["pages_checked"], c["mismatches"])); n += 1
 left = open(os.path.join(out, "leftover.txt")).read().split()
 print(("ok" if not left else "not ok") + " %d - no msharefs entry left after the runs %s" % (n, left)); n += 1
-sys.exit(0 if ok and ok_dax and ok_v and not left else 1)
+big = rec("big.json")
+ok_big = (big["preflight"]["estimated_pt_bytes_per_worker"] == 0 and big["results"]["workers_measured"] == 500
+          and big["results"]["pagetables"]["region_bytes_per_worker"] == 0)
+print(("ok" if ok_big else "not ok") + " %d - 500 mshare workers over 2 GiB pass the memory pre-flight (page tables expected once) and run" % n); n += 1
+rc_file = open(os.path.join(out, "big-file.rc")).read().strip()
+err_file = open(os.path.join(out, "big-file.err")).read()
+ok_ref = rc_file == "1" and "MemAvailable" in err_file and not os.path.exists(os.path.join(out, "big-file.json"))
+print(("ok" if ok_ref else "not ok") + " %d - the same as plain MAP_SHARED 4 KiB is refused by the pre-flight (exit %s)" % (n, rc_file)); n += 1
+sys.exit(0 if ok and ok_dax and ok_v and not left and ok_big and ok_ref else 1)
 PY
