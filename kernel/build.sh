@@ -80,7 +80,7 @@ IMAGES=$CACHE/images
 publish() {
 	mkdir -p "$OUT"
 	local f
-	for f in bzImage config; do
+	for f in bzImage config info; do
 		if ! cmp -s "$IMAGES/$key/$f" "$OUT/$f"; then
 			cp "$IMAGES/$key/$f" "$OUT/.$f.tmp" && mv "$OUT/.$f.tmp" "$OUT/$f"
 		fi
@@ -212,7 +212,10 @@ check_config || die "configuration in $TREE/.config does not match $FRAGMENT (se
 
 # ---- build ----
 export CCACHE_DIR=$CACHE/ccache CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
-export KBUILD_BUILD_TIMESTAMP="mshare-bench" KBUILD_BUILD_USER=mshare KBUILD_BUILD_HOST=bench KBUILD_BUILD_VERSION=1
+# `uname -v` names the series and the cache key (source, fragment, this script
+# and every patch), so each harness record says exactly which kernel it ran on.
+export KBUILD_BUILD_TIMESTAMP="mshare-bench-${#series[@]}patches-$key" KBUILD_BUILD_USER=mshare \
+	KBUILD_BUILD_HOST=bench KBUILD_BUILD_VERSION=1
 note "building bzImage (-j$JOBS, ccache in $CCACHE_DIR)"
 if ! (cd "$TREE" && "${KMAKE[@]}" -j"$JOBS" CC="ccache gcc" bzImage >"$TREE/.mshare-build.log" 2>&1); then
 	grep -E -m 40 'error|Error' "$TREE/.mshare-build.log" >&2 || tail -n 40 "$TREE/.mshare-build.log" >&2

@@ -18,6 +18,8 @@ Inside the guest the script writes:
     /out/logs/<id>.r<k>.log  the harness's stderr
     /out/status              one line per run: <id> r<k> <exit code>
 and the VM's init adds vm-env.txt, dmesg.txt and exit-code beside them.
+Before the boot, kernel.txt records which kernel image ran: its path and
+sha256, and the build's info file (source version, patch series, cache key).
 
 Without the VM runner (kernel/vm/run.sh) or a built kernel
 (build/kernel/bzImage), every guest point is skipped with that reason.
@@ -25,6 +27,7 @@ Environment overrides: MSHARE_VM_RUN (the runner script), MSHARE_VM_KERNEL
 (the kernel image), MSHARE_GUEST_HARNESS (harness path in the guest).
 """
 
+import hashlib
 import os
 import shlex
 import subprocess
@@ -47,6 +50,23 @@ def _say(msg):
 def vm_paths(root):
     return (os.environ.get("MSHARE_VM_RUN", os.path.join(root, "kernel", "vm", "run.sh")),
             os.environ.get("MSHARE_VM_KERNEL", os.path.join(root, "build", "kernel", "bzImage")))
+
+
+def kernel_description(kernel):
+    """Text naming the kernel image exactly: sha256 and its build info
+    (kernel/build.sh writes `info` beside the bzImage it publishes)."""
+    h = hashlib.sha256()
+    with open(kernel, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    lines = ["image %s" % os.path.abspath(kernel), "sha256 %s" % h.hexdigest()]
+    info = os.path.join(os.path.dirname(kernel), "info")
+    try:
+        with open(info) as f:
+            lines += [l.rstrip("\n") for l in f if l.strip()]
+    except OSError:
+        lines.append("build info: none (%s missing; built by something other than kernel/build.sh)" % info)
+    return "\n".join(lines) + "\n"
 
 
 def unavailable_reason(root):
@@ -112,6 +132,8 @@ def run_points(sweep, todo, start, offset, total):
     with open(os.path.join(bdir, "points.sh"), "w") as f:
         f.write(points_script(sweep, todo))
     run_sh, kernel = vm_paths(root)
+    with open(os.path.join(bdir, "kernel.txt"), "w") as f:
+        f.write(kernel_description(kernel))
     vm_args = shlex.split(sweep.manifest.get("vm_args") or "")
     if "--timeout" not in vm_args:
         # The VM runner's own hang detection: generous, but finite.
