@@ -3,9 +3,11 @@
 #                                 (KERNEL=1 also builds the patched kernel for the guest part)
 #   make sweep SPEC=NAME|FILE     run a sweep (bench/sweeps/NAME.sweep) and plot it
 #   make sweep RESUME=RUN_DIR     continue an interrupted sweep and plot it
+#   make vm-sweep [RESUME=RUN_DIR]  the head-to-head in the VM (bench/sweeps/head-to-head.sweep):
+#                                 builds the patched kernel, then runs the sweep and plots it
 #   make plots [RUN=RUN_DIR]      (re)draw the figures of a run (default: the newest)
 #   make compare A=RUN B=RUN [C=RUN]   compare runs point by point (CSV=1 for CSV)
-.PHONY: bench sweep plots compare
+.PHONY: bench sweep vm-sweep plots compare
 
 bench:
 	@scripts/deps.sh
@@ -19,6 +21,10 @@ sweep: $(BIN)
 	run=$$(bench/sweep "$$@"); rc=$$?; \
 	if [ -n "$$run" ]; then plots/plot-run "$$run" || rc=1; cat "$$run/summary.txt"; echo "run directory: $$run"; fi; \
 	exit $$rc
+
+vm-sweep: $(BIN)
+	@$(MAKE) --no-print-directory kernel
+	@$(MAKE) --no-print-directory sweep SPEC=$(if $(RESUME),,head-to-head) RESUME="$(RESUME)"
 
 plots:
 	@run="$(RUN)"; [ -n "$$run" ] || run=$$(ls -dt results/*/ 2>/dev/null | head -1); \
