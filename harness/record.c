@@ -132,6 +132,10 @@ static void page_size_obtained(const struct run_state *rs, uint64_t *bytes, cons
 		*source = s->shmem_pmd_bytes ? "smaps ShmemPmdMapped" : s->file_pmd_bytes ? "smaps FilePmdMapped"
 											  : "smaps AnonHugePages";
 		*mixed = pmd < s->rss_bytes;
+	} else if (rs->page_probe == PAGE_PROBE_PMD || rs->page_probe == PAGE_PROBE_PTE) {
+		/* DAX: smaps leaves PMD mappings of device memory out. */
+		*bytes = rs->page_probe == PAGE_PROBE_PMD ? 2u << 20 : 4096;
+		*source = page_probe_describe(rs->page_probe);
 	} else {
 		*bytes = s->kernel_page_bytes ? s->kernel_page_bytes : 4096;
 		*source = "smaps KernelPageSize, no PMD-mapped memory";
@@ -196,6 +200,7 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 	json_key_u64(w, "page_size_bytes", page_bytes);
 	json_key_string(w, "page_size_source", page_source);
 	json_key_bool(w, "page_size_mixed", mixed);
+	json_key_string(w, "page_probe", page_probe_describe(rs->page_probe));
 	json_key_u64(w, "backend_page_bytes", r->backend_page_bytes);
 	json_key_bool(w, "dax", r->dax);
 	json_key_string(w, "backing", r->backing);

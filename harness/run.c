@@ -384,6 +384,10 @@ int run_main(int argc, char **argv)
 		histogram_init(&rs->area.workers[i].slot.fault_ns);
 		histogram_init(&rs->area.workers[i].slot.op_ns);
 	}
+	/* smaps cannot see DAX PMD mappings: probe the page size instead.
+	 * Not for shared page tables: a probe would attach as a sharer. */
+	if (rs->region.dax && !cfg->backend->page_tables_shared)
+		rs->page_probe = page_probe_run(cfg->backend, &rs->region, cfg->write);
 	/* Parked point of the system view; "before" is before any worker. */
 	rs->meminfo_refreshed = procfs_stat_refresh();
 	rs->meminfo_before = procfs_meminfo_bytes("PageTables");

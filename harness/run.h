@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "page_probe.h"
 #include "procfs.h"
 #include "results_area.h"
 
@@ -64,6 +65,7 @@ struct run_state {
 	int64_t *vmpte_baseline, *vmpte_parked;
 	struct smaps_region smaps;
 	int smaps_worker;
+	enum page_probe_result page_probe; /* DAX backings: see page_probe.c */
 	/* Private memory of sampled workers beyond the region (parked point). */
 	uint64_t private_dirty_sum;
 	unsigned private_sampled;
