@@ -6,7 +6,9 @@
 # under mshare), that no msharefs entry outlives the runs, and that the
 # memory pre-flight counts mshare's page tables once: 500 workers over 2 GiB
 # (500 x 4 MiB of 4 KiB page tables if each had its own, more than the
-# guest's 2 GiB) run under mshare and are refused as plain MAP_SHARED.
+# guest's 2 GiB) run under mshare and are refused as plain MAP_SHARED; and
+# that the page size recorded for a DAX file is the one the mappings got
+# (4 KiB with --page 4k, 2 MiB PMD mappings on the 2M-aligned namespace).
 # Skips when no patched kernel has been built (make kernel).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,6 +28,7 @@ common="--workers 100 --size 64M --page 4k --workload pt-footprint --quiet"
 kernel/vm/run.sh --mem 2G --timeout 600 --out "$out" -- sh -c "
 mshare-bench run --backend mshare $common --out /out/mshare.json &&
 mshare-bench run --backend file --path /mnt/pmem $common --out /out/dax4k.json &&
+mshare-bench run --backend file --path /mnt/pmem --workers 10 --size 64M --page any --workload pt-footprint --quiet --out /out/dax2m.json &&
 mshare-bench run --backend mshare --workers 4 --size 64M --workload verify --quiet --out /out/verify.json &&
 mshare-bench run --backend mshare --workers 500 --size 2G --page 4k --workload pt-footprint --quiet --out /out/big.json &&
 { mshare-bench run --backend file --path /mnt/pmem --workers 500 --size 2G --page 4k --workload pt-footprint \
@@ -57,6 +60,17 @@ ok_v = c["pages_checked"] > 0 and c["mismatches"] == 0
 print(("ok" if ok_v else "not ok") + " %d - data written by one mshare worker is read by the others (%d pages checked, %d mismatches)" % (n, c["pages_checked"], c["mismatches"])); n += 1
 left = open(os.path.join(out, "leftover.txt")).read().split()
 print(("ok" if not left else "not ok") + " %d - no msharefs entry left after the runs %s" % (n, left)); n += 1
+ok_pages = True
+for name, want in (("dax4k.json", 4096), ("dax2m.json", 2 << 20)):
+    r = rec(name)["results"]
+    got = r["page_size_bytes"]
+    ok_p = got == want and r["page_probe"].startswith("probe:")
+    print(("ok" if ok_p else "not ok") + " %d - %s: page size recorded %d B, expected %d B (%s)" % (n, name, got, want, r["page_probe"])); n += 1
+    ok_pages = ok_pages and ok_p
+d2 = rec("dax2m.json")["results"]["pagetables"]["region_bytes_per_worker"]
+ok_pt = d2 < d / 10
+print(("ok" if ok_pt else "not ok") + " %d - DAX 2 MiB mappings need far fewer page tables than 4 KiB ones (%d B vs %d B per worker)" % (n, d2, d)); n += 1
+ok_pages = ok_pages and ok_pt
 big = rec("big.json")
 ok_big = (big["preflight"]["estimated_pt_bytes_per_worker"] == 0 and big["results"]["workers_measured"] == 500
           and big["results"]["pagetables"]["region_bytes_per_worker"] == 0)
@@ -65,5 +79,5 @@ rc_file = open(os.path.join(out, "big-file.rc")).read().strip()
 err_file = open(os.path.join(out, "big-file.err")).read()
 ok_ref = rc_file == "1" and "MemAvailable" in err_file and not os.path.exists(os.path.join(out, "big-file.json"))
 print(("ok" if ok_ref else "not ok") + " %d - the same as plain MAP_SHARED 4 KiB is refused by the pre-flight (exit %s)" % (n, rc_file)); n += 1
-sys.exit(0 if ok and ok_dax and ok_v and not left and ok_big and ok_ref else 1)
+sys.exit(0 if ok and ok_dax and ok_v and not left and ok_pages and ok_big and ok_ref else 1)
 PY
