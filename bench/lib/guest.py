@@ -89,6 +89,9 @@ def points_script(sweep, todo):
         "mkdir -p records logs",
         "# The harness records environment.platform = guest when this marker exists.",
         "[ -e /etc/mshare-bench-guest ] || : >/etc/mshare-bench-guest",
+        "# A point that runs the guest out of memory must not take this script (and the",
+        "# points after it) with it; the harness's workers set their own score back to 0.",
+        "echo -1000 >/proc/self/oom_score_adj 2>/dev/null",
         "%s backends >backends.txt 2>&1" % shlex.quote(harness),
         "",
     ]
