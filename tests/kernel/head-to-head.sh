@@ -8,7 +8,9 @@
 # (500 x 4 MiB of 4 KiB page tables if each had its own, more than the
 # guest's 2 GiB) run under mshare and are refused as plain MAP_SHARED; and
 # that the page size recorded for a DAX file is the one the mappings got
-# (4 KiB with --page 4k, 2 MiB PMD mappings on the 2M-aligned namespace).
+# (4 KiB with --page 4k, 2 MiB PMD mappings on the 2M-aligned namespace);
+# and that a run stopped by SIGINT, or its parent killed outright, leaves no
+# msharefs entry and no backing file behind.
 # Skips when no patched kernel has been built (make kernel).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,7 +35,16 @@ mshare-bench run --backend mshare --workers 4 --size 64M --workload verify --qui
 mshare-bench run --backend mshare --workers 500 --size 2G --page 4k --workload pt-footprint --quiet --out /out/big.json &&
 { mshare-bench run --backend file --path /mnt/pmem --workers 500 --size 2G --page 4k --workload pt-footprint \
 	--quiet --out /out/big-file.json 2>/out/big-file.err; echo \$? >/out/big-file.rc; } &&
-ls -A /sys/fs/mshare > /out/leftover.txt" >"$out.vm.log" 2>&1
+ls -A /sys/fs/mshare > /out/leftover.txt &&
+for how in INT KILL; do
+	mshare-bench run --backend mshare --workers 200 --size 64M --workload sga-read --duration 120s --quiet \
+		--out /out/stopped-\$how.json 2>/dev/null & pid=\$!
+	sleep 4; ls -A /sys/fs/mshare >/out/stopped-\$how.during; kill -\$how \$pid; wait \$pid; echo \$? >/out/stopped-\$how.rc
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		[ -z \"\$(ls -A /sys/fs/mshare)\" ] && break; sleep 0.5
+	done
+	ls -A /sys/fs/mshare >/out/stopped-\$how.left; { ls -A /mnt/pmem | grep -v lost+found || true; } >>/out/stopped-\$how.left
+done" >"$out.vm.log" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then
 	echo "not ok 1 - head-to-head runs in the guest (run.sh exit $rc, log $out.vm.log)"
@@ -79,5 +90,14 @@ rc_file = open(os.path.join(out, "big-file.rc")).read().strip()
 err_file = open(os.path.join(out, "big-file.err")).read()
 ok_ref = rc_file == "1" and "MemAvailable" in err_file and not os.path.exists(os.path.join(out, "big-file.json"))
 print(("ok" if ok_ref else "not ok") + " %d - the same as plain MAP_SHARED 4 KiB is refused by the pre-flight (exit %s)" % (n, rc_file)); n += 1
-sys.exit(0 if ok and ok_dax and ok_v and not left and ok_pages and ok_big and ok_ref else 1)
+ok_stop = True
+for how, want_rc in (("INT", "130"), ("KILL", "137")):
+    rc_s = open(os.path.join(out, "stopped-%s.rc" % how)).read().strip()
+    left_s = open(os.path.join(out, "stopped-%s.left" % how)).read().split()
+    no_rec = not os.path.exists(os.path.join(out, "stopped-%s.json" % how))
+    during = open(os.path.join(out, "stopped-%s.during" % how)).read().split()
+    ok_s = len(during) == 1 and rc_s == want_rc and not left_s and no_rec
+    print(("ok" if ok_s else "not ok") + " %d - SIG%s during a 200-worker mshare run (msharefs then held %s): exit %s, no record, nothing left in msharefs or /mnt/pmem %s" % (n, how, during, rc_s, left_s)); n += 1
+    ok_stop = ok_stop and ok_s
+sys.exit(0 if ok and ok_dax and ok_v and not left and ok_pages and ok_big and ok_ref and ok_stop else 1)
 PY
