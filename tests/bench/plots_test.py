@@ -45,6 +45,22 @@ repeats = 2
         t.ok(len(lines) == 4 and [ln.split()[0] for ln in lines[1:]] == ["1", "2", "4"]
              and all("?" not in ln.split()[1:4] for ln in lines[1:]),
              "data table for %s: one row per worker count with page-table figures" % backend, "\n".join(lines))
+    # More than 8 series on a platform: one figure set per workload and size.
+    spec = tap.write_spec(d, "many", text="""name = many
+backends = shm, anon
+workers = 1, 2
+sizes = 4M, 8M, 16M
+workloads = pt-footprint, touch
+page = 4k
+repeats = 1
+""")
+    r = tap.sweep(spec, os.path.join(d, "results"))
+    many = r.stdout.strip()
+    r = tap.run([os.path.join(tap.ROOT, "plots", "plot-run"), many])
+    listed = [os.path.basename(p) for p in r.stdout.split()]
+    want = ["1-pagetables-host-%s-%s.png" % (w, s) for w in ("pt-footprint", "touch") for s in ("4M", "8M", "16M")]
+    t.ok(r.returncode == 0 and all(w in listed for w in want) and "1-pagetables-host.png" not in listed,
+         "12 series: figures split per workload and region size (%d files)" % len(listed), r.stdout + r.stderr)
     r = tap.run([os.path.join(tap.ROOT, "plots", "plot-run"), os.path.join(d, "empty")])
     t.ok(r.returncode != 0 and "not a run directory" in (r.stderr + r.stdout), "a non-run directory is refused")
 finally:
