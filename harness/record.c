@@ -114,8 +114,16 @@ static void write_histogram(struct json_writer *w, const char *key, const struct
 	json_end_object(w);
 }
 
-/* The page size the region actually got, from the smaps of one worker. */
-static void page_size_obtained(const struct run_state *rs, uint64_t *bytes, const char **source, bool *mixed)
+/* How many `unit`-aligned blocks [addr, addr + size) touches. */
+static uint64_t blocks_spanned(uint64_t addr, uint64_t size, uint64_t unit)
+{
+	return size ? (addr + size - 1) / unit - addr / unit + 1 : 0;
+}
+
+/* The page size the region actually got, from the smaps of one worker
+ * (or the DAX probe), cross-checked against the region's page tables. */
+static void page_size_obtained(const struct run_state *rs, const struct merged *m, uint64_t *bytes,
+			       const char **source, bool *mixed)
 {
 	const struct smaps_region *s = &rs->smaps;
 	uint64_t pmd = s->shmem_pmd_bytes + s->file_pmd_bytes + s->anon_huge_bytes;
@@ -136,6 +144,15 @@ static void page_size_obtained(const struct run_state *rs, uint64_t *bytes, cons
 		/* DAX: smaps leaves PMD mappings of device memory out. */
 		*bytes = rs->page_probe == PAGE_PROBE_PMD ? 2u << 20 : 4096;
 		*source = page_probe_describe(rs->page_probe);
+		if (rs->page_probe == PAGE_PROBE_PMD) {
+			/* The probe sees the first 2 MiB only. With PMD mappings
+			 * alone, a worker's region page tables are its PMD tables
+			 * (one per GiB spanned) and PUD tables (one per 512 GiB);
+			 * anything beyond is PTE tables: some ranges fell back. */
+			uint64_t pmd_only = 4096 * (blocks_spanned(rs->region.addr, rs->cfg.size, 1ull << 30) +
+						    blocks_spanned(rs->region.addr, rs->cfg.size, 1ull << 39));
+			*mixed = m->region_max > (int64_t)pmd_only;
+		}
 	} else {
 		*bytes = s->kernel_page_bytes ? s->kernel_page_bytes : 4096;
 		*source = "smaps KernelPageSize, no PMD-mapped memory";
@@ -196,7 +213,7 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 	uint64_t page_bytes;
 	const char *page_source;
 	bool mixed;
-	page_size_obtained(rs, &page_bytes, &page_source, &mixed);
+	page_size_obtained(rs, m, &page_bytes, &page_source, &mixed);
 	json_key_u64(w, "page_size_bytes", page_bytes);
 	json_key_string(w, "page_size_source", page_source);
 	json_key_bool(w, "page_size_mixed", mixed);
@@ -482,7 +499,7 @@ static void summary(const struct run_state *rs, const struct merged *m)
 	const char *src;
 	bool mixed;
 
-	page_size_obtained(rs, &page, &src, &mixed);
+	page_size_obtained(rs, m, &page, &src, &mixed);
 	double per_worker = m->vmpte_workers ? (double)m->region_sum / m->vmpte_workers : 0;
 	fprintf(stderr, "mshare-bench: %s, %u workers, %s region, %s, pages obtained: %s%s (%s)\n",
 		cfg->backend->name, cfg->workers, format_bytes(cfg->size, a, sizeof(a)), cfg->workload->name,
