@@ -75,8 +75,8 @@ ok_pages = True
 for name, want in (("dax4k.json", 4096), ("dax2m.json", 2 << 20)):
     r = rec(name)["results"]
     got = r["page_size_bytes"]
-    ok_p = got == want and r["page_probe"].startswith("probe:")
-    print(("ok" if ok_p else "not ok") + " %d - %s: page size recorded %d B, expected %d B (%s)" % (n, name, got, want, r["page_probe"])); n += 1
+    ok_p = got == want and r["page_probe"].startswith("probe:") and r["page_size_mixed"] is False
+    print(("ok" if ok_p else "not ok") + " %d - %s: page size recorded %d B, expected %d B, not mixed (%s)" % (n, name, got, want, r["page_probe"])); n += 1
     ok_pages = ok_pages and ok_p
 d2 = rec("dax2m.json")["results"]["pagetables"]["region_bytes_per_worker"]
 ok_pt = d2 < d / 10
