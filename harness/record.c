@@ -21,6 +21,7 @@
 #include "environment.h"
 #include "json.h"
 #include "parse.h"
+#include "oom_victims.h"
 #include "run.h"
 
 #define SCHEMA_VERSION 1
@@ -293,9 +294,11 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 	json_key_string(w, "scope", "getrusage of each worker around the workload only, summed");
 	json_end_object(w);
 
-	bool oom = rs->oom_kill_after > rs->oom_kill_before;
-	json_key_u64(w, "oom_killed", oom ? rs->oom_suspects : 0);
-	json_key_u64(w, "sigkilled_not_oom", oom ? 0 : rs->oom_suspects);
+	const char *oom_source;
+	unsigned oom_killed = oom_victims(rs, &oom_source);
+	json_key_u64(w, "oom_killed", oom_killed);
+	json_key_u64(w, "sigkilled_not_oom", rs->oom_suspects - oom_killed);
+	json_key_string(w, "oom_kill_source", oom_source);
 	json_key_i64(w, "oom_kill_vmstat_delta",
 		     rs->oom_kill_before >= 0 ? rs->oom_kill_after - rs->oom_kill_before : -1);
 	json_key_u64(w, "first_kill_at_workers", rs->oom_suspects ? rs->first_kill_at : 0);
@@ -519,12 +522,14 @@ static void summary(const struct run_state *rs, const struct merged *m)
 	fprintf(stderr, "  time: fork+attach %.3f s, touch %.3f s, total %.3f s\n",
 		secs(rs->t_all_ready - rs->t_setup_done), secs(rs->t_all_done - rs->t_released),
 		secs(rs->t_all_reaped - rs->t_start));
-	bool oom = rs->oom_kill_after > rs->oom_kill_before;
+	const char *oom_source;
+	unsigned oom_killed = oom_victims(rs, &oom_source);
 	if (rs->oom_suspects || rs->crashed || rs->failed || rs->fork_error[0])
-		fprintf(stderr, "  WARNING: %u of %u workers started; %u %s, %u crashed, %u failed%s%s%s\n",
-			rs->forked, cfg->workers, rs->oom_suspects, oom ? "OOM-killed" : "killed by SIGKILL",
-			rs->crashed, rs->failed, m->first_error[0] ? "; " : "", m->first_error,
-			rs->fork_error[0] ? rs->fork_error : "");
+		fprintf(stderr,
+			"  WARNING: %u of %u workers started; %u OOM-killed (%s), %u other SIGKILLs, %u crashed, "
+			"%u failed%s%s%s\n",
+			rs->forked, cfg->workers, oom_killed, oom_source, rs->oom_suspects - oom_killed, rs->crashed,
+			rs->failed, m->first_error[0] ? "; " : "", m->first_error, rs->fork_error[0] ? rs->fork_error : "");
 }
 
 int record_write(struct run_state *rs, volatile sig_atomic_t *stop, char *err, size_t err_len)

@@ -23,6 +23,7 @@
 #include "futex.h"
 #include "hugepool.h"
 #include "run.h"
+#include "oom_victims.h"
 
 #define WAIT_SLICE_NS (20ull * 1000000ull)
 #define EXIT_STALL_NS (120ull * 1000000000ull) /* no worker exits for this long: kill them */
@@ -449,6 +450,7 @@ int run_main(int argc, char **argv)
 	wait_all_exited(rs);
 	rs->t_all_reaped = clock_now_ns();
 	rs->oom_kill_after = procfs_vmstat("oom_kill");
+	rs->oom_victims_logged = rs->oom_suspects ? oom_victims_in_kernel_log(rs) : 0;
 
 	rs->cfg.backend->teardown(&rs->region);
 	rs->backend_ready = false;
@@ -465,6 +467,7 @@ int run_main(int argc, char **argv)
 	}
 	/* Workers the OOM killer took are a result (recorded); any other
 	 * death is a failed run, though its record is written. */
-	bool oom = rs->oom_kill_after > rs->oom_kill_before;
-	return (rs->failed || rs->crashed || (rs->oom_suspects && !oom)) ? 3 : 0;
+	const char *source;
+	bool all_oom = oom_victims(rs, &source) == rs->oom_suspects;
+	return (rs->failed || rs->crashed || !all_oom) ? 3 : 0;
 }

@@ -70,6 +70,7 @@ struct run_state {
 	uint64_t private_dirty_sum;
 	unsigned private_sampled;
 	int64_t oom_kill_before, oom_kill_after;
+	long oom_victims_logged; /* SIGKILLed workers named by the kernel log; -1 unknown */
 	int64_t hugetlb_free_before, hugetlb_free_parked;
 
 	/* Timer. */
