@@ -69,4 +69,21 @@ else
 	cat "$err"
 	not_ok "hugetlb-2m, 16 workers, 2 GiB pt-footprint runs"
 fi
+# A region that starts inside a 2 MiB range reaches into one more range at
+# its end: pt-footprint must build that PTE page too (issue 13 item 7).
+# 0x20000100000 + 4 MiB spans 3 PTE pages + 1 PMD + 1 PUD = 20480 bytes,
+# the same as touch and the planner's model.
+out=$WORK/unaligned.json
+if "$BIN" run --backend shm --page 4k --workers 1 --size 4M --addr 0x20000100000 --workload pt-footprint \
+	--quiet --out "$out"; then
+	check "pt-footprint at an unaligned address builds every page-table page: region_bytes_per_worker 20480 (got $(jget "$out" results.pagetables.region_bytes_per_worker))" \
+		jtest "$out" 'r["results"]["pagetables"]["region_bytes_per_worker"] == 20480'
+	check "pt-footprint at an unaligned address touches one page per 2 MiB range it reaches: 3" \
+		jtest "$out" 'r["results"]["fault_latency_ns"]["count"] == 3'
+	plan=$("$BIN" plan --sga 4M --processes 1 --addr 0x20000100000 --mode 4k --json | python3 -c '
+import json, sys; print(json.load(sys.stdin)["modes"][0]["vmpte_bytes_per_process"])')
+	check "the planner models the same 20480 bytes (got $plan)" [ "$plan" = 20480 ]
+else
+	not_ok "shm pt-footprint at --addr 0x20000100000 runs"
+fi
 finish
