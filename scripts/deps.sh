@@ -1,9 +1,16 @@
 #!/bin/sh
 # Install the Debian packages mshare-bench needs, only those missing.
-# Kept in one list so `make deps`, `make` and `.ci/run` agree.
+# Kept in one list so `make deps`, `make`, `make bench`, `make test` and
+# `.ci/run` agree.  When another package manager holds the dpkg lock (an
+# unattended upgrade, another job), apt-get waits for it (up to
+# DEPS_LOCK_TIMEOUT seconds, default 600) and says so, instead of failing.
 set -eu
 PACKAGES="build-essential pkg-config libpmem-dev libpmem2-dev libnuma-dev libhwloc-dev \
 ndctl daxctl gnuplot-nox python3 qemu-system-x86 busybox-static e2fsprogs cpio"
+lock_timeout=${DEPS_LOCK_TIMEOUT:-600}
+case "$lock_timeout" in
+''|*[!0-9]*) echo "deps: DEPS_LOCK_TIMEOUT='$lock_timeout' is not a whole number of seconds" >&2; exit 2 ;;
+esac
 missing=""
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -15,5 +22,37 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq $missing
+# apt-get waits for the dpkg frontend lock with DPkg::Lock::Timeout, but not
+# for the lists lock of `apt-get update`, and with -qq it waits silently:
+# retry here, saying who holds the lock, until DEPS_LOCK_TIMEOUT.
+err=$(mktemp "${TMPDIR:-/tmp}/deps.XXXXXX")
+trap 'rm -f "$err"' EXIT
+apt_get() {	# apt_get ARGS...: apt-get, waiting for a held lock
+	t0=$(date +%s) said=""
+	while :; do
+		if apt-get -o DPkg::Lock::Timeout=5 "$@" 2>"$err"; then
+			cat "$err" >&2
+			return 0
+		fi
+		if ! grep -qiE 'could not get lock|unable to acquire the dpkg frontend lock|unable to lock' "$err"; then
+			cat "$err" >&2
+			return 1
+		fi
+		waited=$(($(date +%s) - t0))
+		if [ "$waited" -ge "$lock_timeout" ]; then
+			cat "$err" >&2
+			echo "deps: gave up after waiting ${waited}s for the package lock (DEPS_LOCK_TIMEOUT=$lock_timeout)" >&2
+			return 1
+		fi
+		who=$(grep -o 'held by process [0-9]* ([^)]*)' "$err" | head -1)
+		# Say so at first, when the holder changes, and about once a minute.
+		if [ "$said" != "holder $who" ] || [ $((waited % 60)) -lt 10 ]; then
+			echo "deps: apt-get $1: the package lock is held${who:+ by ${who#held by }}; waiting (${waited}s of ${lock_timeout}s)" >&2
+			said="holder $who"
+		fi
+		sleep 5
+	done
+}
+apt_get update -qq || { echo "deps: apt-get update failed (see above)" >&2; exit 1; }
+# shellcheck disable=SC2086
+apt_get install -y -qq $missing || { echo "deps: apt-get install$missing failed (see above)" >&2; exit 1; }

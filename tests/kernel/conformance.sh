@@ -2,8 +2,8 @@
 # Kernel conformance: boots the patched kernel (build/kernel/bzImage) under
 # QEMU with an emulated NVDIMM, runs the tests/kernel/test-* binaries inside
 # the guest and relays their TAP lines here, renumbered.  A guest that
-# panics, oopses, warns or hangs fails the run.  Skips when no kernel has
-# been built (make kernel).
+# panics, oopses, warns or hangs fails the run.  Fails when the guest
+# cannot run (no kernel built, no QEMU); skips only with MSHARE_SKIP_GUEST=1.
 #
 # Environment: KERNEL_TEST_VM_OPTS  extra options for kernel/vm/run.sh
 #              KERNEL_TEST_FILTER   run only tests whose name contains this
@@ -11,9 +11,13 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 
-if [ ! -f build/kernel/bzImage ]; then
-	echo "ok 1 - kernel conformance # SKIP no patched kernel built (make kernel)"
-	exit 0
+. tests/kernel/lib/guest.sh
+why=$(guest_blocker)
+if [ -n "$why" ]; then
+	guest_tap 1 "kernel conformance" "$why"
+	echo "1..1"
+	[ "$(guest_verdict)" = skip ]
+	exit
 fi
 
 mkdir -p build/vm

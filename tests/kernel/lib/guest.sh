@@ -1,0 +1,29 @@
+# Sourced by the tests that boot the patched kernel in the VM: decides
+# whether they may run. They FAIL when the guest cannot run (no kernel
+# image, no QEMU): `make test` builds the kernel first, so a missing image
+# is a broken set-up, not a reason to pass. MSHARE_SKIP_GUEST=1 is the
+# explicit opt-out: the guest tests are then reported as skipped, saying so.
+# The tests cd to the top of the tree before sourcing this.
+#
+#   guest_blocker   prints why the guest tests cannot run (empty: they can)
+#   guest_verdict   "skip" with MSHARE_SKIP_GUEST=1, else "fail"
+guest_blocker() {
+	if [ "${MSHARE_SKIP_GUEST:-0}" = 1 ]; then
+		echo "MSHARE_SKIP_GUEST=1: guest tests not run"
+	elif [ ! -f build/kernel/bzImage ]; then
+		echo "no patched kernel at build/kernel/bzImage (make kernel builds it; MSHARE_SKIP_GUEST=1 skips the guest tests)"
+	elif ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
+		echo "qemu-system-x86_64 not installed (scripts/deps.sh installs it; MSHARE_SKIP_GUEST=1 skips the guest tests)"
+	fi
+}
+guest_verdict() {
+	if [ "${MSHARE_SKIP_GUEST:-0}" = 1 ]; then echo skip; else echo fail; fi
+}
+# guest_tap N DESCRIPTION REASON: the TAP line for a guest test that cannot run.
+guest_tap() {
+	if [ "$(guest_verdict)" = skip ]; then
+		echo "ok $1 - $2 # SKIP $3"
+	else
+		echo "not ok $1 - $2: cannot boot the guest: $3"
+	fi
+}
