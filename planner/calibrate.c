@@ -221,7 +221,7 @@ static bool kernel_counts_pud_in_meminfo(const char *kernel, struct point *p)
 
 static int model_point(const struct jr_value *r, struct point *p)
 {
-	struct pt_region region;
+	struct pt_region region = { 0 };
 	char err[256];
 
 	p->backend = jr_get_string(r, "config.backend");

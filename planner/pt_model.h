@@ -63,6 +63,12 @@ enum pt_level {
 	PT_LEVEL_COUNT
 };
 
+/* A range of bytes [start, end); name says what it is (may be NULL). */
+struct pt_range {
+	uint64_t start, end;
+	const char *name;
+};
+
 struct pt_region {
 	uint64_t addr;          /* virtual start of the mapping */
 	uint64_t size;          /* bytes mapped */
@@ -70,6 +76,21 @@ struct pt_region {
 	/* When non-zero, overrides the fraction: each process touches
 	 * [addr, addr + touched_bytes), e.g. a strided touch's extent. */
 	uint64_t touched_bytes;
+	/* When touch_count > 0, overrides both: each process touches exactly
+	 * these ranges, as OFFSETS from addr, sorted, not overlapping (a touch
+	 * map, e.g. the pages `plan --pid` found present). */
+	const struct pt_range *touch;
+	size_t touch_count;
+	/* What lies around the region in each process, as ABSOLUTE address
+	 * ranges that already need page tables (pages present in other
+	 * mappings). A PTE/PMD/PUD page of the region's first or last span
+	 * that one of them also needs is not charged to the region: it exists
+	 * anyway. around_known false: nothing is known about the surroundings
+	 * (every page the region reaches is charged; true at the default
+	 * address, which has a 512 GiB slot of its own). */
+	const struct pt_range *around;
+	size_t around_count;
+	bool around_known;
 };
 
 struct pt_cost {
@@ -88,6 +109,12 @@ struct pt_cost {
 	 * PGD page the process has anyway: no extra page). */
 	uint64_t pgd_entries_per_process;
 	uint64_t mshare_start, mshare_end; /* mshare mode: the aligned mshare range */
+	/* Touched spans of each size (2 MiB, 1 GiB, 512 GiB) the region reaches. */
+	uint64_t touched_spans[PT_LEVEL_PGD];
+	/* Page-table pages per process left out of the count because what
+	 * lies around the region needs them anyway (per level), and why. */
+	uint64_t left_out_pages[PT_LEVEL_COUNT];
+	char left_out_note[512];
 	char note[256];               /* what about this region changes the count */
 };
 
