@@ -188,6 +188,79 @@ int main(void)
 		check_u64(cap.max_processes, 8044, "dax-2m + 64M private: 8044 processes");
 	}
 
+	/* A touch map and the surroundings, at a real address: PostgreSQL's
+	 * 146.8 MiB segment at 0x7f49e499c000 (not 2 MiB-aligned), ending
+	 * where a locale file starts; nothing below it in its 1 GiB span. */
+	{
+		const uint64_t a = 0x7f49e499c000ull, sz = 0x8bd6000ull, end = a + sz;
+		struct pt_range touch[2] = { { 0, 4 * MIB, NULL }, { sz - 8192, sz, NULL } };
+		struct pt_range above = { end, end + 0x57000, "LC_CTYPE" };
+		struct pt_range below = { 0x7f49c0000000ull, 0x7f49c0001000ull, "low" };
+		struct pt_region r = { .addr = a, .size = sz, .touch_fraction = 1 };
+		struct pt_cost c;
+		char err[256];
+		uint64_t all_pte = pt_span_pages(a, end, PT_PTE_SPAN);
+
+		/* Everything touched, nothing known around: every span charged. */
+		check(pt_model(PT_MODE_4K, &r, &c, err, sizeof(err)) == 0, "real address: modelled");
+		check_u64(c.per_process_pages[PT_LEVEL_PTE], all_pte, "real address: a PTE page per 2 MiB span reached");
+		check_u64(c.per_process_pages[PT_LEVEL_PMD] + c.per_process_pages[PT_LEVEL_PUD], 2,
+			  "real address, nothing around: PMD and PUD page charged");
+		/* The locale file above shares the last PTE span, the PMD and
+		 * the PUD page: three pages left out. */
+		r.around = &above;
+		r.around_count = 1;
+		r.around_known = true;
+		pt_model(PT_MODE_4K, &r, &c, err, sizeof(err));
+		check_u64(c.per_process_pages[PT_LEVEL_PTE], all_pte - 1, "mapping above: last PTE page left out");
+		check_u64(c.per_process_pages[PT_LEVEL_PMD], 0, "mapping above: PMD page left out");
+		check_u64(c.per_process_pages[PT_LEVEL_PUD], 0, "mapping above: PUD page left out");
+		check_u64(c.left_out_pages[PT_LEVEL_PTE] + c.left_out_pages[PT_LEVEL_PMD] +
+			  c.left_out_pages[PT_LEVEL_PUD], 3, "mapping above: 3 pages left out in all");
+		check(strstr(c.left_out_note, "LC_CTYPE") != NULL, "left-out note names the neighbour");
+		/* Touch map: first 4 MiB (reaches 3 spans: unaligned start) and
+		 * the last 8 KiB (the shared last span: not charged). */
+		r.touch = touch;
+		r.touch_count = 2;
+		pt_model(PT_MODE_4K, &r, &c, err, sizeof(err));
+		check_u64(c.touched_spans[PT_LEVEL_PTE], 4, "touch map: 4 spans of 2 MiB reached");
+		check_u64(c.per_process_pages[PT_LEVEL_PTE], 3, "touch map: 3 PTE pages charged, the shared one not");
+		check_u64(c.touched_bytes, 4 * MIB + 8192, "touch map: touched bytes summed");
+		/* Something below in the first 2 MiB span as well: not there
+		 * (0x7f49c0000000 is in the PMD span, not the first PTE span). */
+		{
+			struct pt_range both[2] = { below, above };
+
+			r.around = both;
+			r.around_count = 2;
+			pt_model(PT_MODE_4K, &r, &c, err, sizeof(err));
+			check_u64(c.per_process_pages[PT_LEVEL_PTE], 3, "mapping below in another 2 MiB span: PTE count unchanged");
+			check_u64(c.left_out_pages[PT_LEVEL_PMD], 1, "PMD page shared below and above: left out once");
+		}
+		/* A bad touch map is rejected with the range named. */
+		{
+			struct pt_range bad[1] = { { 0, sz + 4096, NULL } };
+
+			r.touch = bad;
+			r.touch_count = 1;
+			check(pt_model(PT_MODE_4K, &r, &c, err, sizeof(err)) < 0 && strstr(err, "touch map"),
+			      "touch map beyond the region rejected");
+		}
+		/* hugetlb-2m at the 2 MiB-aligned end: the PMD page and PUD page
+		 * are the neighbours' too: nothing charged per process. */
+		{
+			struct pt_region h = { .addr = 0x7f49e4800000ull, .size = 148 * MIB, .touch_fraction = 1,
+					       .around = &above, .around_count = 1, .around_known = true };
+
+			above.start = h.addr + h.size;
+			above.end = above.start + 4096;
+			pt_model(PT_MODE_HUGETLB_2M, &h, &c, err, sizeof(err));
+			check_u64(pt_cost_vmpte_pages(&c), 0, "hugetlb-2m below a library: no page of its own");
+			check_u64(c.left_out_pages[PT_LEVEL_PMD] + c.left_out_pages[PT_LEVEL_PUD], 2,
+				  "hugetlb-2m below a library: PMD and PUD page left out");
+		}
+	}
+
 	/* Size and count parsing. */
 	{
 		uint64_t v;
