@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -50,7 +51,11 @@ void cli_usage(FILE *out)
 "  --<param> VALUE  the selected workload's own options (see `workloads`)\n"
 "\n"
 "Exit status: 0 record written; 1 error, nothing written; 2 bad input;\n"
-"3 record written but some workers failed; 130/143 interrupted (no record).\n",
+"3 record written but some workers failed; 4 record written to only one of\n"
+"--out/stdout and --csv (the message says which and why); 130/143\n"
+"interrupted (no record). A signal that arrives while the record is being\n"
+"committed waits until it is: the record is then complete, and the status\n"
+"is that of the written record.\n",
 		DEFAULT_SEED);
 }
 
@@ -245,6 +250,35 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 		if (access(dir, W_OK | X_OK) != 0) {
 			snprintf(err, err_len, "%s %s: directory %s is missing or not writable", k ? "--csv" : "--out",
 				 file, dir);
+			return -1;
+		}
+	}
+	if (cfg->csv && cfg->out && strcmp(cfg->csv, cfg->out) == 0) {
+		snprintf(err, err_len, "--csv %s is also the --out file; give two files", cfg->csv);
+		return -1;
+	}
+	/* An existing --csv must be this tool's CSV, whole: a row is never
+	 * appended to another file or after a cut-off row. */
+	if (cfg->csv && stat(cfg->csv, &st) == 0) {
+		static const char first[] = "schema_version,";
+		char head[sizeof(first) - 1], last = '\n';
+		int fd = -1;
+		bool good = S_ISREG(st.st_mode);
+		if (good && st.st_size > 0) {
+			fd = open(cfg->csv, O_RDONLY | O_CLOEXEC);
+			good = fd >= 0 && pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
+			       memcmp(head, first, sizeof(head)) == 0 && pread(fd, &last, 1, st.st_size - 1) == 1;
+			if (fd >= 0)
+				close(fd);
+		}
+		if (!good) {
+			snprintf(err, err_len, "--csv %s is not a CSV file of mshare-bench records; give a new file",
+				 cfg->csv);
+			return -1;
+		}
+		if (last != '\n') {
+			snprintf(err, err_len, "--csv %s ends in a cut-off row (no newline at the end); repair or move it",
+				 cfg->csv);
 			return -1;
 		}
 	}

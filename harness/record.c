@@ -5,12 +5,16 @@
  * directory, then renamed with RENAME_NOREPLACE, so a record is either
  * complete or absent and an existing file is never replaced.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,12 +33,6 @@
 static double secs(uint64_t ns)
 {
 	return (double)ns / 1e9;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
 /* Merged figures over all workers that published them. */
@@ -361,138 +359,274 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 	json_end_object(w);
 }
 
-/* Write data to a new temporary file beside path, then rename it to path
- * unless path exists. */
-static int write_new_file(const char *path, const char *data, size_t len, volatile sig_atomic_t *stop,
-			  char *err, size_t err_len)
+/* --- outputs ------------------------------------------------------------
+ *
+ * --out is written in two steps: prepare (a temporary file NAME.tmp.PID
+ * beside it, written and fsynced, flock()ed while it exists) and commit
+ * (renamed with RENAME_NOREPLACE). --csv is appended under an exclusive
+ * flock in one write at the file's old end; on any failure the file is cut
+ * back to that size, so earlier rows are never touched. The commit happens
+ * with SIGINT/SIGTERM/SIGHUP blocked: a signal then cannot make the run say
+ * "no record" about a record that exists.
+ */
+
+/* 0, or the errno of a failed write: a write that stores nothing without
+ * an error means a full device (errno is stale then). */
+static int write_all(int fd, const char *data, size_t len, off_t at)
 {
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, err_len, "cannot create %s: %s", tmp, strerror(errno));
-		return -1;
-	}
 	size_t off = 0;
 	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
+		ssize_t n = pwrite(fd, data + off, len - off, at + (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			snprintf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			return -1;
-		}
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			return ENOSPC;
 		off += (size_t)n;
 	}
-	if (fsync(fd) != 0 || close(fd) != 0 || *stop) {
-		if (!*stop)
-			snprintf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
-		unlink(tmp);
+	return 0;
+}
+
+struct prepared {
+	char tmp[PATH_MAX];
+	int fd;
+};
+
+static int prepare_new_file(struct prepared *pf, const char *path, const char *data, size_t len, char *err,
+			    size_t err_len)
+{
+	snprintf(pf->tmp, sizeof(pf->tmp), "%s.tmp.%d", path, (int)getpid());
+	pf->fd = open(pf->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (pf->fd < 0) {
+		snprintf(err, err_len, "--out %s: cannot create %s: %s", path, pf->tmp, strerror(errno));
 		return -1;
 	}
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) != 0) {
-		int e = errno;
-		if (e == EINVAL && link(tmp, path) == 0) { /* filesystem without RENAME_NOREPLACE */
-			unlink(tmp);
-			return 0;
-		}
-		if (e == EINVAL)
-			e = errno;
-		unlink(tmp);
-		snprintf(err, err_len, "cannot create %s: %s%s", path, strerror(e),
-			 e == EEXIST ? " (it appeared during the run; not overwritten)" : "");
+	/* Held until this process ends: a later run knows the file is not
+	 * an orphan while it is locked. */
+	flock(pf->fd, LOCK_EX);
+	int e = write_all(pf->fd, data, len, 0);
+	if (!e && fsync(pf->fd) != 0)
+		e = errno;
+	if (e) {
+		snprintf(err, err_len, "--out %s: cannot write: %s (nothing left behind)", path, strerror(e));
+		unlink(pf->tmp);
+		close(pf->fd);
+		pf->fd = -1;
 		return -1;
 	}
 	return 0;
 }
 
-/* Append one row to a CSV file, with the header when the file is new;
- * refuse a file whose header has other columns. */
-static int append_csv(const char *path, const struct json_writer *jw, char *err, size_t err_len)
+static void discard_prepared(struct prepared *pf)
 {
-	char *header = NULL, *row = NULL;
-	size_t hlen = 0, rlen = 0;
-	FILE *hf = open_memstream(&header, &hlen), *rf = open_memstream(&row, &rlen);
-	int rc = -1;
-
-	if (!hf || !rf) {
-		snprintf(err, err_len, "out of memory");
-		goto out;
+	if (pf->fd >= 0) {
+		unlink(pf->tmp);
+		close(pf->fd);
+		pf->fd = -1;
 	}
-	csv_write_header(hf, jw);
-	csv_write_row(rf, jw);
-	fclose(hf);
-	fclose(rf);
-	hf = rf = NULL;
+}
 
-	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, err_len, "cannot open --csv %s: %s", path, strerror(errno));
-		goto out;
-	}
-	flock(fd, LOCK_EX);
-	struct stat st;
-	fstat(fd, &st);
-	if (st.st_size > 0) {
-		char *have = malloc(hlen + 1);
-		ssize_t got = have ? pread(fd, have, hlen, 0) : -1;
-		if (got != (ssize_t)hlen || memcmp(have, header, hlen) != 0) {
-			snprintf(err, err_len, "--csv %s has other columns than this run's record; use a new file", path);
-			free(have);
-			close(fd);
-			goto out;
+/* Rename the prepared file to path unless path exists. */
+static int commit_new_file(struct prepared *pf, const char *path, char *err, size_t err_len)
+{
+	int rc = 0;
+	if (renameat2(AT_FDCWD, pf->tmp, AT_FDCWD, path, RENAME_NOREPLACE) != 0) {
+		int e = errno;
+		if (e == EINVAL && link(pf->tmp, path) == 0) { /* filesystem without RENAME_NOREPLACE */
+			unlink(pf->tmp);
+		} else {
+			if (e == EINVAL)
+				e = errno;
+			unlink(pf->tmp);
+			snprintf(err, err_len, "--out %s: cannot create: %s%s", path, strerror(e),
+				 e == EEXIST ? " (it appeared during the run; not overwritten)" : "");
+			rc = -1;
 		}
-		free(have);
-	} else if (write(fd, header, hlen) != (ssize_t)hlen) {
-		snprintf(err, err_len, "cannot write --csv %s: %s", path, strerror(errno));
-		close(fd);
-		goto out;
 	}
-	if (write(fd, row, rlen) != (ssize_t)rlen) {
-		snprintf(err, err_len, "cannot write --csv %s: %s", path, strerror(errno));
-		close(fd);
-		goto out;
-	}
-	close(fd);
-	rc = 0;
-out:
-	if (hf)
-		fclose(hf);
-	if (rf)
-		fclose(rf);
-	free(header);
-	free(row);
+	close(pf->fd);
+	pf->fd = -1;
 	return rc;
 }
 
-/* True (with a message) when path exists with a header that is not this
- * record's. */
-static bool csv_header_conflict(const char *path, const struct json_writer *jw, char *err, size_t err_len)
+/* "NAME.json.tmp.PID" or "NAME.csv.tmp.PID" (the names prepare_new_file
+ * makes): the PID, else 0. */
+static pid_t orphan_pid(const char *name)
 {
-	char *header = NULL;
-	size_t hlen = 0;
-	FILE *hf = open_memstream(&header, &hlen);
-	bool conflict = false;
-
-	if (!hf)
-		return false;
-	csv_write_header(hf, jw);
-	fclose(hf);
-	FILE *f = fopen(path, "r");
-	if (f) {
-		char *have = malloc(hlen + 1);
-		if (have && fread(have, 1, hlen, f) > 0) {
-			conflict = memcmp(have, header, hlen) != 0;
-		}
-		free(have);
-		fclose(f);
+	const char *t = strstr(name, ".tmp.");
+	while (t && strstr(t + 1, ".tmp."))
+		t = strstr(t + 1, ".tmp.");
+	if (!t || t == name)
+		return 0;
+	size_t stem = (size_t)(t - name);
+	if (!((stem > 5 && strncasecmp(t - 5, ".json", 5) == 0) || (stem > 4 && strncasecmp(t - 4, ".csv", 4) == 0)))
+		return 0;
+	const char *d = t + 5;
+	if (!*d || strlen(d) > 10)
+		return 0;
+	long long v = 0;
+	for (; *d; d++) {
+		if (*d < '0' || *d > '9')
+			return 0;
+		v = v * 10 + (*d - '0');
 	}
-	if (conflict)
-		snprintf(err, err_len, "--csv %s has other columns than this run's record; use a new file", path);
-	free(header);
-	return conflict;
+	return v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
+}
+
+void record_clean_orphans(const char *out)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", out);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		dir[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	int dfd = dirfd(d);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		pid_t pid = orphan_pid(e->d_name);
+		/* Only a temporary file whose writer is gone: no such process
+		 * here, and nobody holds its lock (a writer in another PID
+		 * namespace still does). */
+		if (!pid || pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		int fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    unlinkat(dfd, e->d_name, 0) == 0)
+			fprintf(stderr, "mshare-bench: removed %s/%s, left by run %d that was killed before "
+					"committing it\n", dir, e->d_name, (int)pid);
+		close(fd);
+	}
+	closedir(d);
+}
+
+/* Test hook (test-only, used by tests/harness/commit.sh): with
+ * MSHARE_BENCH_TEST_COMMIT_GATE=PATH set, wait at the commit of the outputs
+ * (temporary file written, signals blocked) until PATH exists, at most 60 s,
+ * so that a test can deliver signals at that moment. */
+static void test_commit_gate(const char *tmp)
+{
+	const char *gate = getenv("MSHARE_BENCH_TEST_COMMIT_GATE");
+	if (!gate || !*gate)
+		return;
+	fprintf(stderr, "mshare-bench: test hook: at commit (%s), waiting for %s\n", tmp ? tmp : "stdout", gate);
+	for (int i = 0; i < 6000 && access(gate, F_OK) != 0; i++) {
+		struct timespec nap = { 0, 10000000 };
+		nanosleep(&nap, NULL);
+	}
+}
+
+/* Append one row to a CSV file (with the header when the file is empty),
+ * in one write at its end, under an exclusive lock; a file whose header has
+ * other columns, or that ends in a cut-off row, is left alone. On failure
+ * the file is cut back to its size before, so earlier rows stay intact. */
+static int append_csv(const char *path, const char *header, size_t hlen, const char *row, size_t rlen,
+		      char *err, size_t err_len)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		snprintf(err, err_len, "--csv %s: cannot open: %s; no row appended", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0) {
+		snprintf(err, err_len, "--csv %s: cannot lock: %s; no row appended", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "--csv %s is not a regular file; no row appended", path);
+		close(fd);
+		return -1;
+	}
+	char *buf = malloc(hlen + rlen);
+	if (!buf) {
+		snprintf(err, err_len, "--csv %s: out of memory; no row appended", path);
+		close(fd);
+		return -1;
+	}
+	size_t len = 0;
+	if (st.st_size == 0) {
+		memcpy(buf, header, hlen);
+		len = hlen;
+	} else {
+		char last = 0;
+		char *have = malloc(hlen);
+		ssize_t got = have ? pread(fd, have, hlen, 0) : -1;
+		bool same = got == (ssize_t)hlen && memcmp(have, header, hlen) == 0;
+		free(have);
+		if (!same) {
+			snprintf(err, err_len, "--csv %s has other columns than this run's record (not this tool's "
+				 "CSV, or another version); no row appended: use a new file", path);
+			goto fail;
+		}
+		if (pread(fd, &last, 1, st.st_size - 1) != 1 || last != '\n') {
+			snprintf(err, err_len, "--csv %s ends in a cut-off row (no newline at the end); no row "
+				 "appended: repair or move the file", path);
+			goto fail;
+		}
+	}
+	memcpy(buf + len, row, rlen);
+	len += rlen;
+	int e = write_all(fd, buf, len, st.st_size);
+	if (!e && fsync(fd) != 0)
+		e = errno;
+	if (e) {
+		bool back = ftruncate(fd, st.st_size) == 0 && fsync(fd) == 0;
+		snprintf(err, err_len, "--csv %s: cannot append the row: %s; %s", path, strerror(e),
+			 back ? "the file is as it was before this run" :
+				"cutting it back to its size before this run failed too: its last row may be cut off");
+		goto fail;
+	}
+	free(buf);
+	close(fd);
+	return 0;
+fail:
+	free(buf);
+	close(fd);
+	return -1;
+}
+
+/* The CSV header and row of the record, or -1. */
+static int csv_strings(const struct json_writer *jw, char **header, size_t *hlen, char **row, size_t *rlen)
+{
+	FILE *hf = open_memstream(header, hlen);
+	if (!hf)
+		return -1;
+	csv_write_header(hf, jw);
+	if (fclose(hf) != 0)
+		return -1;
+	FILE *rf = open_memstream(row, rlen);
+	if (!rf)
+		return -1;
+	csv_write_row(rf, jw);
+	return fclose(rf) != 0 ? -1 : 0;
+}
+
+static void block_stop_signals(sigset_t *old)
+{
+	sigset_t block;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, old);
+}
+
+static void append(char *err, size_t err_len, const char *fmt, const char *arg)
+{
+	size_t n = strlen(err);
+	if (n < err_len)
+		snprintf(err + n, err_len - n, fmt, arg);
 }
 
 static void summary(const struct run_state *rs, const struct merged *m)
@@ -537,50 +671,100 @@ int record_write(struct run_state *rs, volatile sig_atomic_t *stop, char *err, s
 {
 	static struct merged m;
 	struct json_writer jw;
-	char *json = NULL;
-	size_t json_len = 0;
-	int rc = -1;
+	char *json = NULL, *header = NULL, *row = NULL;
+	size_t json_len = 0, hlen = 0, rlen = 0;
+	struct prepared pf = { .fd = -1 };
+	sigset_t old;
+	const char *out = rs->cfg.out, *csv = rs->cfg.csv;
+	char csv_err[1024] = "";
+	bool out_ok = false, csv_ok = false;
+	int rc = RECORD_NOTHING;
 
+	err[0] = '\0';
 	merge(rs, &m, rs->cfg.workload);
 	FILE *mem = open_memstream(&json, &json_len);
 	if (!mem) {
-		snprintf(err, err_len, "out of memory");
-		return -1;
+		snprintf(err, err_len, "out of memory; no record written");
+		return RECORD_NOTHING;
 	}
 	json_init(&jw, mem);
 	write_record(&jw, rs, &m);
 	fclose(mem);
-	if (json_failed(&jw)) {
-		snprintf(err, err_len, "internal error while writing the JSON record");
-		goto out;
+	if (json_failed(&jw) || csv_strings(&jw, &header, &hlen, &row, &rlen) != 0) {
+		snprintf(err, err_len, "internal error (out of memory?) while writing the record; no record written");
+		goto done;
 	}
-	if (rs->cfg.csv && csv_header_conflict(rs->cfg.csv, &jw, err, err_len))
-		goto out; /* refuse before writing anything */
-	const char *out = rs->cfg.out;
-	if (out && ends_with(out, ".csv")) {
-		char *csv = NULL;
-		size_t csv_len = 0;
-		FILE *cf = open_memstream(&csv, &csv_len);
-		if (!cf)
-			goto out;
-		csv_write_header(cf, &jw);
-		csv_write_row(cf, &jw);
-		fclose(cf);
-		rc = write_new_file(out, csv, csv_len, stop, err, err_len);
-		free(csv);
-	} else if (out) {
-		rc = write_new_file(out, json, json_len, stop, err, err_len);
+
+	/* Prepare --out: CSV with header if FILE ends in .csv, else JSON. A
+	 * failure here still leaves --csv to keep the record. */
+	bool out_prepared = true;
+	if (out) {
+		if (record_out_is_csv(out)) {
+			char *both = malloc(hlen + rlen);
+			if (both) {
+				memcpy(both, header, hlen);
+				memcpy(both + hlen, row, rlen);
+				out_prepared = prepare_new_file(&pf, out, both, hlen + rlen, err, err_len) == 0;
+			} else {
+				snprintf(err, err_len, "--out %s: out of memory", out);
+				out_prepared = false;
+			}
+			free(both);
+		} else {
+			out_prepared = prepare_new_file(&pf, out, json, json_len, err, err_len) == 0;
+		}
+	}
+
+	/* Commit, with the stop signals held back until it is done. */
+	block_stop_signals(&old);
+	if (*stop) {
+		discard_prepared(&pf);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		rc = RECORD_INTERRUPTED;
+		goto done;
+	}
+	if (out_prepared) {
+		test_commit_gate(out ? pf.tmp : NULL);
+		if (out) {
+			out_ok = commit_new_file(&pf, out, err, err_len) == 0;
+		} else {
+			out_ok = fwrite(json, 1, json_len, stdout) == json_len && fflush(stdout) == 0;
+			if (!out_ok)
+				snprintf(err, err_len, "cannot write the record to stdout: %s", strerror(errno));
+		}
+	}
+	if (csv)
+		csv_ok = append_csv(csv, header, hlen, row, rlen, csv_err, sizeof(csv_err)) == 0;
+	sigprocmask(SIG_SETMASK, &old, NULL); /* a held-back signal is taken here */
+
+	if (out_ok && (!csv || csv_ok)) {
+		rc = RECORD_WRITTEN;
+	} else if (out_ok) {
+		snprintf(err, err_len, "%s", csv_err);
+		append(err, err_len, "; the record is in %s", out ? out : "the JSON on stdout");
+		rc = RECORD_PARTLY;
+	} else if (csv_ok) {
+		append(err, err_len, "; the record is only in --csv %s (row appended)", csv);
+		rc = RECORD_PARTLY;
 	} else {
-		rc = fwrite(json, 1, json_len, stdout) == json_len && fflush(stdout) == 0 ? 0 : -1;
-		if (rc)
-			snprintf(err, err_len, "cannot write the record to stdout: %s", strerror(errno));
+		if (csv)
+			append(err, err_len, "; %s", csv_err);
+		append(err, err_len, "%s", "; no record written");
+		rc = RECORD_NOTHING;
 	}
-	if (rc == 0 && rs->cfg.csv)
-		rc = append_csv(rs->cfg.csv, &jw, err, err_len);
-	if (rc == 0 && !rs->cfg.quiet)
+	if (rc != RECORD_NOTHING && !rs->cfg.quiet)
 		summary(rs, &m);
-out:
+done:
+	discard_prepared(&pf);
 	json_free(&jw);
 	free(json);
+	free(header);
+	free(row);
 	return rc;
+}
+
+bool record_out_is_csv(const char *out)
+{
+	size_t n = strlen(out);
+	return n >= 4 && strcasecmp(out + n - 4, ".csv") == 0;
 }

@@ -331,6 +331,8 @@ int run_main(int argc, char **argv)
 		fprintf(stderr, "mshare-bench run: workload %s: %s\n", cfg->workload->name, err);
 		return 2;
 	}
+	if (cfg->out)
+		record_clean_orphans(cfg->out);
 	rs->region.backend_name = cfg->backend->name;
 	rs->region.size = cfg->size;
 	rs->region.addr = cfg->addr;
@@ -457,13 +459,23 @@ int run_main(int argc, char **argv)
 	if (stop_signal)
 		interrupted_exit(rs);
 
+	/* A signal before the commit of the outputs: no record. One that
+	 * arrives during the commit is held back until it is done, and the
+	 * record it leaves is reported as written. */
 	int rc = record_write(rs, &stop_signal, err, sizeof(err));
-	if (stop_signal)
+	if (rc == RECORD_INTERRUPTED)
 		interrupted_exit(rs);
 	results_area_destroy(&rs->area);
-	if (rc != 0) {
+	if (rc == RECORD_NOTHING) {
 		fprintf(stderr, "mshare-bench run: %s\n", err);
 		return 1;
+	}
+	if (stop_signal)
+		fprintf(stderr, "mshare-bench: %s arrived while the record was being written: it was finished, "
+				"not cut short\n", strsignal(stop_signal));
+	if (rc == RECORD_PARTLY) {
+		fprintf(stderr, "mshare-bench run: %s\n", err);
+		return 4;
 	}
 	/* Workers the OOM killer took are a result (recorded); any other
 	 * death is a failed run, though its record is written. */

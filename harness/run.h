@@ -91,7 +91,17 @@ void worker_main(struct run_state *rs, unsigned index) __attribute__((noreturn))
 int preflight_check(struct run_state *rs, char *err, size_t err_len);
 
 /* Write the record (JSON to --out or stdout, CSV to --out *.csv and/or
- * --csv) and the human summary. Returns 0 or -1 with a message. */
+ * --csv) and the human summary. The commit of the outputs happens with
+ * SIGINT/SIGTERM/SIGHUP blocked; *stop is checked just before it. Returns
+ * RECORD_WRITTEN, RECORD_PARTLY (one output written, another not: err says
+ * which), RECORD_NOTHING (err says why) or RECORD_INTERRUPTED (*stop was set
+ * before the commit; nothing written). */
+enum { RECORD_WRITTEN = 0, RECORD_PARTLY = 1, RECORD_NOTHING = -1, RECORD_INTERRUPTED = -2 };
 int record_write(struct run_state *rs, volatile sig_atomic_t *stop, char *err, size_t err_len);
+/* --out FILE is written as CSV (FILE ends in .csv, in any case). */
+bool record_out_is_csv(const char *out);
+/* Remove temporary files NAME.json.tmp.PID / NAME.csv.tmp.PID in the
+ * directory of out whose writer is gone (killed before its commit). */
+void record_clean_orphans(const char *out);
 
 #endif

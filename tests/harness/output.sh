@@ -29,12 +29,19 @@ import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 sys.exit(0 if len(rows) == 3 and all(len(r) == len(rows[0]) for r in rows) else 1)' "$WORK/runs.csv"
 
+cp "$WORK/runs.csv" "$WORK/runs.before"
 "$BIN" run --backend shm --workers 2 --size 4M --workload verify --quiet --csv "$WORK/runs.csv" \
 	--out "$WORK/other.json" 2>"$WORK/csv.err"
 rc=$?
-check "--csv with other columns is refused (exit $rc): $(cat "$WORK/csv.err")" \
-	sh -c '[ '$rc' -ne 0 ] && grep -q "other columns" "$1"' _ "$WORK/csv.err"
-check "... and nothing is written" [ ! -e "$WORK/other.json" ] && [ "$(wc -l <"$WORK/runs.csv")" -eq 3 ]
+check "--csv with other columns gets no row; exit 4 names it and where the record is: $(cat "$WORK/csv.err")" \
+	sh -c '[ '$rc' -eq 4 ] && grep -q "other columns" "$1" && grep -qF "the record is in $2" "$1"' _ \
+	"$WORK/csv.err" "$WORK/other.json"
+check "... the CSV is unchanged and the record is kept in --out" \
+	sh -c 'cmp -s "$1" "$2" && [ -s "$3" ]' _ "$WORK/runs.csv" "$WORK/runs.before" "$WORK/other.json"
+
+"$BIN" run $run --out "$WORK/upper.CSV"
+check "--out x.CSV (any case) writes CSV, not JSON" \
+	sh -c 'head -c 15 "$1" | grep -qx "schema_version,"' _ "$WORK/upper.CSV"
 
 "$BIN" run $run >"$WORK/stdout.json" 2>"$WORK/summary.txt"
 check "without --out the JSON goes to stdout" jtest "$WORK/stdout.json" 'r["config"]["backend"] == "shm"'
