@@ -9,15 +9,19 @@ void capacity_compute(const struct pt_cost *cost, const struct capacity_inputs *
 {
 	bool sga_in_ram;
 	uint64_t fixed, per_process;
+	/* Processes beyond the measured ones (the caller keeps processes >= measured). */
+	uint64_t added = in->processes > in->measured_processes ? in->processes - in->measured_processes : 0;
 
 	memset(out, 0, sizeof(*out));
 	out->cost = *cost;
-	out->pt_per_process_bytes = pt_cost_per_process_pages(cost) * PT_PAGE_BYTES;
+	out->pt_per_process_bytes = units_sat_add(pt_cost_per_process_pages(cost) * PT_PAGE_BYTES,
+						  in->own_pt_bytes_per_process);
 	out->pt_shared_bytes = pt_cost_shared_pages(cost) * PT_PAGE_BYTES;
-	out->pt_total_bytes = units_sat_add(units_sat_mul(out->pt_per_process_bytes, in->processes),
-					    out->pt_shared_bytes);
+	out->pt_total_bytes = units_sat_add(units_sat_add(units_sat_mul(out->pt_per_process_bytes, added),
+							  in->measured_pt_bytes), out->pt_shared_bytes);
 	out->pte_per_process_bytes = cost->per_process_pages[PT_LEVEL_PTE] * PT_PAGE_BYTES;
-	out->pte_total_bytes = units_sat_add(units_sat_mul(out->pte_per_process_bytes, in->processes),
+	out->pte_total_bytes = units_sat_add(units_sat_add(units_sat_mul(out->pte_per_process_bytes, added),
+							   in->measured_pte_bytes),
 					     cost->shared_pages[PT_LEVEL_PTE] * PT_PAGE_BYTES);
 	out->vmpte_per_process_bytes = pt_cost_vmpte_pages(cost) * PT_PAGE_BYTES;
 
@@ -36,8 +40,10 @@ void capacity_compute(const struct pt_cost *cost, const struct capacity_inputs *
 		out->shortfall_bytes = out->demand_bytes - in->ram_bytes;
 	out->ram_fraction = (double)out->pt_total_bytes / (double)in->ram_bytes;
 
-	/* Largest N with fixed + N x per_process <= RAM. */
-	fixed = units_sat_add(out->pt_shared_bytes, out->sga_ram_bytes);
+	/* Largest N with fixed + (N - measured) x per_process <= RAM. */
+	fixed = units_sat_add(units_sat_add(out->pt_shared_bytes, out->sga_ram_bytes),
+			      units_sat_add(in->measured_pt_bytes,
+					    units_sat_mul(in->private_bytes, in->measured_processes)));
 	per_process = units_sat_add(out->pt_per_process_bytes, in->private_bytes);
 	out->max_limited_by = "ram";
 	if (fixed > in->ram_bytes) {
@@ -46,7 +52,7 @@ void capacity_compute(const struct pt_cost *cost, const struct capacity_inputs *
 		out->max_processes = PT_PID_MAX_LIMIT;
 		out->max_limited_by = "pid_max_limit";
 	} else {
-		out->max_processes = (in->ram_bytes - fixed) / per_process;
+		out->max_processes = units_sat_add(in->measured_processes, (in->ram_bytes - fixed) / per_process);
 		if (out->max_processes >= PT_PID_MAX_LIMIT) {
 			out->max_processes = PT_PID_MAX_LIMIT;
 			out->max_limited_by = "pid_max_limit";

@@ -22,11 +22,20 @@ struct capacity_inputs {
 	uint64_t ram_bytes;
 	uint64_t private_bytes;      /* per process, beyond the region */
 	enum sga_placement sga;
+	/* plan --pid: processes running now, each measured and modelled on
+	 * its own; their page tables (each page once, own page tables
+	 * included; the region's PTE pages apart) are given whole. The
+	 * processes beyond them each add the modelled per-process pages plus
+	 * own_pt_bytes_per_process (their page tables outside the region).
+	 * All 0 when not given: every process costs the same. */
+	uint64_t measured_processes;
+	uint64_t measured_pt_bytes, measured_pte_bytes;
+	uint64_t own_pt_bytes_per_process;
 };
 
 struct capacity {
 	struct pt_cost cost;
-	uint64_t pt_per_process_bytes;   /* every additional process adds this */
+	uint64_t pt_per_process_bytes;   /* every additional process adds this (own page tables included) */
 	uint64_t pt_shared_bytes;        /* once */
 	uint64_t pt_total_bytes;         /* per process x N + shared */
 	uint64_t pte_per_process_bytes;  /* PTE level only */

@@ -15,8 +15,10 @@
 #include "calibrate.h"
 #include "capacity.h"
 #include "plan.h"
+#include "plan_pid.h"
 #include "plan_report.h"
 #include "pt_model.h"
+#include "touch_map.h"
 #include "units.h"
 
 #define DEFAULT_ADDR (2ull << 40) /* 2 TiB: its own 512 GiB PGD slot */
@@ -26,6 +28,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 "usage: mshare-bench plan --sga SIZE --processes N [options]\n"
+"       mshare-bench plan --pid PID [--processes N] [options]\n"
 "       mshare-bench plan --calibrate RUN_DIR|RECORD.json [--json]\n"
 "\n"
 "Capacity planner: how much memory the page tables of one shared region\n"
@@ -47,6 +50,22 @@ static void usage(FILE *out)
 "                        except dax-2m whose data lives on the DAX device)\n"
 "  --json                JSON instead of text\n"
 "  --series              gnuplot table: page-table bytes vs process count per mode\n"
+"  --touch-map FILE      each process touches exactly these ranges of the region:\n"
+"                        lines \"OFFSET SIZE\" from its start (0x200000 2M; '#'\n"
+"                        comments); --save-touch-map writes one from --pid\n"
+"  --pid PID             a running deployment: the largest shared mapping of PID\n"
+"                        (or of its first child that has one), in PID and every\n"
+"                        descendant mapping it. MEASURED now: VmPTE, the pages\n"
+"                        present (/proc/PID/pagemap; presence needs no root, the\n"
+"                        processes' owner may read it), the segment's share of\n"
+"                        VmPTE; MODELLED: the same at the real address, checked\n"
+"                        against VmPTE, and the projection at --processes N\n"
+"                        (default: as many as now) in every mode: the processes\n"
+"                        measured as they are plus the added ones like the\n"
+"                        busiest (their touch map and own page tables)\n"
+"  --segment ADDR        with --pid: the mapping containing ADDR instead\n"
+"  --save-touch-map FILE with --pid: write the busiest processes' touch map\n"
+"                        (a new file; never replaces one)\n"
 "  --calibrate PATH      compare the model with measured run records: a run\n"
 "                        directory (records/*.json, else *.json) or one record\n"
 "  -h, --help            this text\n"
@@ -57,11 +76,17 @@ static void usage(FILE *out)
 "    512 GiB. Counts are exact for the region's alignment: a page exists for\n"
 "    every aligned span the touched part reaches into.\n"
 "  - Each process touches the first F of the region (F of its 2 MiB ranges,\n"
-"    densely); a scattered touch of the same amount allocates more. With\n"
+"    densely), or exactly the --touch-map; a scattered touch of the same\n"
+"    amount allocates more. With\n"
 "    F = 1 every page-table page of the region exists in every process.\n"
 "  - The region's page-table pages hold nothing else (true at the default\n"
 "    address: the region has its own 512 GiB PGD slot). A process's PGD page\n"
 "    exists anyway; the region adds only PGD entries to it (listed, 0 pages).\n"
+"    At a real address the first and last PTE/PMD/PUD page may also serve the\n"
+"    mappings around the region: with --pid the pages present around it are\n"
+"    known and such pages are left out (the output names them); with --addr\n"
+"    alone nothing around is known and every page is charged, so the figure\n"
+"    is an upper bound there (by at most 2 pages per level per process).\n"
 "  - 4k: PTE+PMD+PUD pages per process, nothing shared (MAP_SHARED shares\n"
 "    the data, not the page tables).\n"
 "  - hugetlb-2m: no PTE pages. A PMD page is shared by all processes only for\n"
@@ -132,8 +157,10 @@ static int add_modes(struct plan_request *req, const char *text)
 
 struct plan_args {
 	struct plan_request req;
-	bool have_sga, have_processes, have_ram, json, series;
+	bool have_sga, have_processes, have_ram, json, series, have_fraction;
 	const char *calibrate;
+	struct plan_pid_args pid;     /* --pid, --segment, --save-touch-map */
+	const char *touch_map;
 };
 
 /* Value of "--opt value" or "--opt=value"; NULL (and a message) if missing. */
@@ -192,6 +219,26 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 				return 2;
 			if (units_parse_fraction(v, &req->region.touch_fraction) < 0)
 				return bad_value("--touch-fraction", v, "a fraction F with 0 < F <= 1");
+			a->have_fraction = true;
+		} else if (is_option(arg, "--touch-map")) {
+			if (!(a->touch_map = option_value(argc, argv, &i, "--touch-map")))
+				return 2;
+		} else if (is_option(arg, "--pid")) {
+			uint64_t pid;
+
+			if (!(v = option_value(argc, argv, &i, "--pid")))
+				return 2;
+			if (units_parse_count(v, &pid) < 0 || pid > PT_PID_MAX_LIMIT)
+				return bad_value("--pid", v, "a process id");
+			a->pid.pid = (pid_t)pid;
+		} else if (is_option(arg, "--segment")) {
+			if (!(v = option_value(argc, argv, &i, "--segment")))
+				return 2;
+			if (units_parse_addr(v, &a->pid.segment) < 0 || a->pid.segment == 0)
+				return bad_value("--segment", v, "an address (0x7f49e499c000)");
+		} else if (is_option(arg, "--save-touch-map")) {
+			if (!(a->pid.save_touch_map = option_value(argc, argv, &i, "--save-touch-map")))
+				return 2;
 		} else if (is_option(arg, "--mode")) {
 			int rc;
 
@@ -281,13 +328,59 @@ int plan_main(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	if (a.calibrate) {
-		if (a.have_sga || a.have_processes || a.have_ram || a.req.mode_count) {
+		if (a.have_sga || a.have_processes || a.have_ram || a.req.mode_count || a.pid.pid || a.touch_map) {
 			fprintf(stderr, "mshare-bench plan: --calibrate takes its inputs from the records; "
 				"only --json or --series may go with it\n");
 			return 2;
 		}
 		return calibrate_main(a.calibrate, a.series ? CALIBRATE_SERIES
 				      : a.json ? CALIBRATE_JSON : CALIBRATE_TEXT, stdout);
+	}
+	if (a.touch_map && a.have_fraction) {
+		fprintf(stderr, "mshare-bench plan: --touch-map and --touch-fraction both say what is touched; give one\n");
+		return 2;
+	}
+	if (!a.pid.pid && (a.pid.segment || a.pid.save_touch_map)) {
+		fprintf(stderr, "mshare-bench plan: %s goes with --pid\n", a.pid.segment ? "--segment" : "--save-touch-map");
+		return 2;
+	}
+	if (a.touch_map) {
+		char err[512];
+
+		if (touch_map_read(a.touch_map, (struct pt_range **)&a.req.region.touch, &a.req.region.touch_count,
+				   err, sizeof(err)) < 0) {
+			fprintf(stderr, "mshare-bench plan: %s\n", err);
+			return 2;
+		}
+	}
+	if (a.pid.pid) {
+		if (a.have_sga) {
+			fprintf(stderr, "mshare-bench plan: --pid measures the segment's size and address; "
+				"--sga does not go with it\n");
+			return 2;
+		}
+		a.pid.have_processes = a.have_processes;
+		a.pid.json = a.json;
+		a.pid.modes_given = a.req.mode_count > 0;
+		a.pid.touch_given = a.touch_map || a.have_fraction;
+		if (a.series) {
+			fprintf(stderr, "mshare-bench plan: --series does not go with --pid\n");
+			return 2;
+		}
+		if (!a.have_ram) {
+			a.req.inputs.ram_bytes = host_memtotal();
+			a.req.ram_from_host = true;
+		}
+		if (!a.pid.modes_given)
+			for (int m = 0; m < PT_MODE_COUNT; m++)
+				a.req.modes[a.req.mode_count++] = (enum pt_mode)m;
+		{
+			const struct pt_range *user_touch = a.req.region.touch;
+
+			rc = plan_pid_main(&a.req, &a.pid, stdout);
+			free((void *)user_touch);
+		}
+		return rc;
 	}
 	if ((rc = check_plan_args(&a)) != 0)
 		return rc;
@@ -321,5 +414,6 @@ int plan_main(int argc, char **argv)
 		plan_report_json(stdout, &a.req, rows);
 	else
 		plan_report_text(stdout, &a.req, rows);
+	free((void *)a.req.region.touch);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -110,6 +110,10 @@ void plan_report_text(FILE *out, const struct plan_request *req, const struct pl
 			FMT(c->pt_per_process_bytes - c->pte_per_process_bytes),
 			FMT(c->pt_total_bytes - c->pte_total_bytes));
 	}
+	if (req->inputs.measured_processes)
+		fprintf(out, "\nPT/process, PT total and the upper levels include the processes' own page tables "
+			"(code, heap, stack: %s per added process, their PTE pages too), as measured; PTE/process is "
+			"the region's alone.\n", FMT(req->inputs.own_pt_bytes_per_process));
 	fprintf(out, "\nPT total counts each page-table page once (the /proc/meminfo PageTables view).\n"
 		"Demand = page tables + region data in RAM + private x processes; see --help for the assumptions.\n");
 }
@@ -122,9 +126,13 @@ void plan_report_json(FILE *out, const struct plan_request *req, const struct pl
 	fprintf(out, "  \"view\": \"each page-table page counted once (meminfo PageTables)\",\n");
 	fprintf(out, "  \"inputs\": {\"sga_bytes\": %" PRIu64 ", \"addr\": \"0x%" PRIx64 "\", \"addr_bytes\": %" PRIu64
 		", \"processes\": %" PRIu64 ", \"touch_fraction\": %.17g, \"ram_bytes\": %" PRIu64
-		", \"ram_from_host\": %s, \"private_bytes_per_process\": %" PRIu64 ", \"sga_in_ram\": \"%s\"},\n",
+		", \"ram_from_host\": %s, \"private_bytes_per_process\": %" PRIu64 ", \"sga_in_ram\": \"%s\""
+		", \"touch_map_ranges\": %zu, \"measured_processes\": %" PRIu64 ", \"measured_pt_bytes\": %" PRIu64
+		", \"own_pt_bytes_per_process\": %" PRIu64 "},\n",
 		r->size, r->addr, r->addr, req->inputs.processes, r->touch_fraction, req->inputs.ram_bytes,
-		req->ram_from_host ? "true" : "false", req->inputs.private_bytes, sga_placement_text(req));
+		req->ram_from_host ? "true" : "false", req->inputs.private_bytes, sga_placement_text(req),
+		r->touch_count, req->inputs.measured_processes, req->inputs.measured_pt_bytes,
+		req->inputs.own_pt_bytes_per_process);
 	fprintf(out, "  \"modes\": [");
 	for (int i = 0; i < req->mode_count; i++) {
 		const struct plan_row *row = &rows[i];

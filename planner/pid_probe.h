@@ -1,0 +1,84 @@
+/* pid_probe.h - what a running deployment's page tables look like now.
+ *
+ * For `mshare-bench plan --pid PID`: the shared segment (chosen in
+ * /proc/PID/maps), every process among PID and its descendants that maps
+ * it, and for each: VmPTE (/proc/P/status), which pages of the segment are
+ * present (/proc/P/pagemap: bit 63 present, bit 62 swapped; PFNs are not
+ * needed, so the owner of the processes may read it without root), and
+ * which pages of its other mappings are present.
+ *
+ * From presence the page-table pages are reconstructed by the paging rules
+ * (a PTE page per 2 MiB span holding a present 4 KiB page, a PMD page per
+ * 1 GiB span, a PUD page per 512 GiB span): for the process's other
+ * mappings ("own" page tables) and for the segment on top of them (its
+ * share: the pages only the segment needs). VmPTE is the kernel's count,
+ * measured; the reconstruction is checked against it.
+ */
+#ifndef MSHARE_BENCH_PLANNER_PID_PROBE_H
+#define MSHARE_BENCH_PLANNER_PID_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pt_model.h"
+
+/* A shared mapping of PID that could be the segment. */
+struct probe_candidate {
+	uint64_t start, end;
+	char perms[5];
+	char name[256];
+};
+
+struct probe_proc {
+	pid_t pid, ppid;
+	char comm[32];
+	int64_t vmpte_bytes;             /* measured: /proc/P/status VmPTE */
+	/* Present pages of the segment, as offsets from its start (merged). */
+	struct pt_range *touch;
+	size_t touch_count;
+	uint64_t touched_bytes;
+	/* Every other mapping with access rights (not PROT_NONE), absolute,
+	 * named: what lies around the segment. */
+	struct pt_range *around;
+	size_t around_count;
+	char **names;                    /* the around ranges' names */
+	size_t name_count;
+	/* Page-table pages (PTE, PMD, PUD) implied by presence: the other
+	 * mappings alone, and with the segment. */
+	uint64_t own_pages[3], all_pages[3];
+	/* Bytes of other mappings mapped by PMD (THP) or hugetlb: presence
+	 * there needs no PTE page; THP is not seen per span, so the
+	 * reconstruction may count PTE pages that do not exist. */
+	uint64_t other_pmd_mapped_bytes;
+};
+
+struct pid_probe {
+	pid_t pid;
+	bool root;
+	/* The segment, as PID (or the first descendant mapping it) has it. */
+	uint64_t seg_start, seg_end;
+	char seg_perms[5];
+	char seg_name[256];
+	char seg_dev_inode[64];          /* "fe:00 1234": to find it in children */
+	uint64_t seg_page_bytes;         /* smaps KernelPageSize */
+	bool seg_hugetlb;
+	uint64_t seg_pmd_mapped_bytes;   /* ShmemPmdMapped/FilePmdMapped/AnonHugePages */
+	enum pt_mode seg_mode;
+	char why[512];                   /* why this mapping was chosen */
+	struct probe_candidate *cands;   /* PID's shared mappings >= 1 MiB, largest first */
+	size_t cand_count;
+	struct probe_proc *procs;        /* processes mapping the segment, by pid */
+	size_t proc_count;
+	size_t descendants;              /* PID's descendants seen */
+	size_t skipped_unmapped;         /* descendants not mapping the segment */
+	size_t skipped_unreadable;       /* processes whose pagemap could not be read */
+	char unreadable_example[256];
+};
+
+/* Fill *p. segment: 0, or an address inside the mapping to take
+ * (--segment). 0 on success; -1 with the reason in err. */
+int pid_probe_run(pid_t pid, uint64_t segment, struct pid_probe *p, char *err, size_t err_len);
+void pid_probe_free(struct pid_probe *p);
+
+#endif

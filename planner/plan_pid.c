@@ -1,0 +1,407 @@
+/* plan_pid.c - `mshare-bench plan --pid PID`: measure a running
+ * deployment's segment and page tables now, check the model against them
+ * at the real address, and project the same deployment at --processes N
+ * in every mode. Every figure is labelled MEASURED (read from /proc now)
+ * or MODELLED. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capacity.h"
+#include "pid_probe.h"
+#include "plan_pid.h"
+#include "plan_report.h"
+#include "pt_model.h"
+#include "touch_map.h"
+#include "units.h"
+
+#define FMT(b) units_format_bytes((b), (char[32]){ 0 }, 32)
+/* Processes touching at least this share of the most-touched process's
+ * 2 MiB spans form the "busiest" group that added processes resemble. */
+#define BUSY_SHARE 0.9
+#define LIST_MAX 40
+
+struct proc_model {
+	struct pt_cost cost;        /* the segment at its real address, this process's touch map */
+	uint64_t seg_bytes;         /* the segment's VmPTE pages, modelled */
+	uint64_t own_bytes;         /* VmPTE minus the segment: its own page tables */
+	uint64_t recon_own_bytes;   /* page tables its other mappings' present pages need */
+	uint64_t model_vmpte_bytes; /* recon_own + seg: VmPTE from presence and the model alone */
+	uint64_t share_bytes;       /* the segment's share from presence alone (all - own) */
+	bool busy;
+};
+
+static uint64_t pages3(const uint64_t p[3])
+{
+	return p[0] + p[1] + p[2];
+}
+
+static double pct(double model, double measured)
+{
+	return measured != 0 ? (model - measured) / measured * 100.0 : 0;
+}
+
+/* Where a mode would put the segment: where it is, except that hugetlb
+ * needs its page size's alignment; a top-down mmap (the kernel's default)
+ * then ends it at the current end aligned down. */
+static uint64_t placement(enum pt_mode m, uint64_t start, uint64_t size)
+{
+	uint64_t page = m == PT_MODE_HUGETLB_2M ? PT_PTE_SPAN : m == PT_MODE_HUGETLB_1G ? PT_PMD_SPAN : 0;
+	uint64_t len, end;
+
+	if (!page || start % page == 0)
+		return start;
+	len = units_align_up(size, page);
+	end = units_align_down(start + size, page);
+	return end >= len ? end - len : units_align_up(start, page);
+}
+
+/* Union of the busy processes' touch maps (offset ranges). */
+static struct pt_range *union_touch(const struct pid_probe *p, const struct proc_model *pm, size_t *count,
+				    uint64_t *bytes)
+{
+	size_t n = 0;
+	struct pt_range *all, *out;
+
+	for (size_t i = 0; i < p->proc_count; i++)
+		if (pm[i].busy)
+			n += p->procs[i].touch_count;
+	all = malloc((n ? n : 1) * sizeof(*all));
+	if (!all)
+		return NULL;
+	n = 0;
+	for (size_t i = 0; i < p->proc_count; i++)
+		if (pm[i].busy)
+			for (size_t k = 0; k < p->procs[i].touch_count; k++)
+				all[n++] = p->procs[i].touch[k];
+	/* Insertion into a merged, sorted list (the per-process lists are
+	 * sorted already; n is small in practice: a few runs each). */
+	out = malloc((n ? n : 1) * sizeof(*out));
+	*count = 0;
+	*bytes = 0;
+	if (!out) {
+		free(all);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t j = *count;
+
+		while (j > 0 && out[j - 1].start > all[i].start)
+			j--;
+		memmove(&out[j + 1], &out[j], (*count - j) * sizeof(*out));
+		out[j] = all[i];
+		(*count)++;
+	}
+	free(all);
+	if (*count) {
+		size_t w = 0;
+
+		for (size_t i = 1; i < *count; i++) {
+			if (out[i].start <= out[w].end) {
+				if (out[i].end > out[w].end)
+					out[w].end = out[i].end;
+			} else {
+				out[++w] = out[i];
+			}
+		}
+		*count = w + 1;
+		for (size_t i = 0; i < *count; i++)
+			*bytes += out[i].end - out[i].start;
+	}
+	return out;
+}
+
+static int model_proc(enum pt_mode m, uint64_t addr, uint64_t size, const struct probe_proc *q,
+		      struct pt_cost *c, char *err, size_t len)
+{
+	struct pt_region r = { .addr = addr, .size = size, .touch_fraction = 1,
+			       .touch = q->touch, .touch_count = q->touch_count,
+			       .around = q->around, .around_count = q->around_count, .around_known = true };
+
+	if (q->touch_count == 0) {
+		/* Nothing touched: no page-table page for the segment. */
+		memset(c, 0, sizeof(*c));
+		c->mode = m;
+		return 0;
+	}
+	return pt_model(m, &r, c, err, len);
+}
+
+int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE *out)
+{
+	struct pid_probe p;
+	struct proc_model *pm = NULL;
+	struct plan_row rows[PT_MODE_COUNT];
+	struct pt_range *group_touch = NULL;
+	size_t group_touch_count = 0, busy = 0, least = 0, most = 0, check_fail = 0;
+	uint64_t size, group_touched_bytes = 0, seg_spans, busy_own = 0;
+	double sum_vmpte = 0, sum_model = 0, sum_recon = 0, sum_share = 0, busy_vmpte = 0, busy_mean;
+	uint64_t per_busy;
+	uint64_t seg_pages[3] = { 0, 0, 0 };
+	const struct probe_proc *rep = NULL;
+	char err[512];
+	int rc = 0;
+
+	if (pid_probe_run(a->pid, a->segment, &p, err, sizeof(err)) < 0) {
+		fprintf(stderr, "mshare-bench plan: --pid %d: %s\n", (int)a->pid, err);
+		return 2;
+	}
+	size = p.seg_end - p.seg_start;
+	seg_spans = pt_span_pages(p.seg_start, p.seg_end, PT_PTE_SPAN);
+	pm = calloc(p.proc_count, sizeof(*pm));
+	if (!pm) {
+		pid_probe_free(&p);
+		return 1;
+	}
+	/* MODELLED per process at the real address, in the mode measured. */
+	for (size_t i = 0; i < p.proc_count; i++) {
+		const struct probe_proc *q = &p.procs[i];
+
+		if (model_proc(p.seg_mode, p.seg_start, size, q, &pm[i].cost, err, sizeof(err)) < 0) {
+			fprintf(stderr, "mshare-bench plan: --pid %d: cannot model pid %d's segment: %s\n", (int)a->pid,
+				(int)q->pid, err);
+			rc = 2;
+			goto done;
+		}
+		pm[i].seg_bytes = pt_cost_vmpte_pages(&pm[i].cost) * PT_PAGE_BYTES;
+		pm[i].own_bytes = (uint64_t)q->vmpte_bytes > pm[i].seg_bytes ? (uint64_t)q->vmpte_bytes - pm[i].seg_bytes : 0;
+		pm[i].recon_own_bytes = pages3(q->own_pages) * PT_PAGE_BYTES;
+		pm[i].model_vmpte_bytes = pm[i].recon_own_bytes + pm[i].seg_bytes;
+		pm[i].share_bytes = (pages3(q->all_pages) - pages3(q->own_pages)) * PT_PAGE_BYTES;
+		sum_vmpte += (double)q->vmpte_bytes;
+		sum_model += (double)pm[i].model_vmpte_bytes;
+		sum_recon += (double)(pages3(q->all_pages) * PT_PAGE_BYTES);
+		sum_share += (double)pm[i].share_bytes;
+		for (int l = 0; l < 3; l++)
+			seg_pages[l] += q->all_pages[l] - q->own_pages[l];
+		if (pm[i].share_bytes != pm[i].seg_bytes)
+			check_fail++;
+		if (pm[i].cost.touched_spans[PT_LEVEL_PTE] > pm[most].cost.touched_spans[PT_LEVEL_PTE])
+			most = i;
+		if (pm[i].cost.touched_spans[PT_LEVEL_PTE] < pm[least].cost.touched_spans[PT_LEVEL_PTE])
+			least = i;
+	}
+	for (size_t i = 0; i < p.proc_count; i++) {
+		pm[i].busy = (double)pm[i].cost.touched_spans[PT_LEVEL_PTE] >=
+			     BUSY_SHARE * (double)pm[most].cost.touched_spans[PT_LEVEL_PTE];
+		if (pm[i].busy) {
+			busy++;
+			busy_own += pm[i].own_bytes;
+			busy_vmpte += (double)p.procs[i].vmpte_bytes;
+			if (!rep)
+				rep = &p.procs[i];
+		}
+	}
+	group_touch = union_touch(&p, pm, &group_touch_count, &group_touched_bytes);
+	if (!group_touch) {
+		rc = 1;
+		goto done;
+	}
+	if (!a->have_processes)
+		req->inputs.processes = p.proc_count;
+	if (req->inputs.processes < p.proc_count) {
+		fprintf(stderr, "mshare-bench plan: --processes %" PRIu64 " is fewer than the %zu processes that map "
+			"the segment now (the projection adds processes to the measured ones)\n",
+			req->inputs.processes, p.proc_count);
+		rc = 2;
+		goto done;
+	}
+	if (a->save_touch_map) {
+		char header[512];
+
+		snprintf(header, sizeof(header), "pid %d segment 0x%" PRIx64 "-0x%" PRIx64 " %s: union of the %zu busiest "
+			 "processes' present pages", (int)a->pid, p.seg_start, p.seg_end, p.seg_name, busy);
+		if (group_touch_count == 0 ||
+		    touch_map_write(a->save_touch_map, group_touch, group_touch_count, header, err, sizeof(err)) < 0) {
+			fprintf(stderr, "mshare-bench plan: %s\n",
+				group_touch_count ? err : "--save-touch-map: no page of the segment is present");
+			rc = 2;
+			goto done;
+		}
+	}
+
+	/* PROJECTION (MODELLED): every mode, the measured processes as they
+	 * are and the added ones like the busiest group. */
+	req->region.size = size;
+	req->region.addr = p.seg_start;
+	if (!req->region.touch_count && !req->region.touched_bytes && !a->touch_given) {
+		req->region.touch = group_touch;
+		req->region.touch_count = group_touch_count;
+		req->region.touch_fraction = (double)group_touched_bytes / (double)size;
+	}
+	if (rep) {
+		req->region.around = rep->around;
+		req->region.around_count = rep->around_count;
+		req->region.around_known = true;
+	}
+	req->inputs.measured_processes = p.proc_count;
+	req->inputs.own_pt_bytes_per_process = busy ? (uint64_t)llround((double)busy_own / (double)busy) : 0;
+	memset(rows, 0, sizeof(rows));
+	for (int i = 0; i < req->mode_count; i++) {
+		enum pt_mode m = req->modes[i];
+		struct pt_region r = req->region;
+		struct capacity_inputs in = req->inputs;
+		struct pt_cost cost;
+		bool ok = true;
+
+		r.addr = placement(m, p.seg_start, size);
+		in.measured_pt_bytes = in.measured_pte_bytes = 0;
+		for (size_t k = 0; k < p.proc_count && ok; k++) {
+			struct pt_cost c;
+
+			ok = model_proc(m, r.addr, size, &p.procs[k], &c, rows[i].error, sizeof(rows[i].error)) == 0;
+			in.measured_pt_bytes += pm[k].own_bytes + pt_cost_per_process_pages(&c) * PT_PAGE_BYTES;
+			in.measured_pte_bytes += c.per_process_pages[PT_LEVEL_PTE] * PT_PAGE_BYTES;
+		}
+		if (!ok || pt_model(m, &r, &cost, rows[i].error, sizeof(rows[i].error)) < 0) {
+			if (a->modes_given) {
+				fprintf(stderr, "mshare-bench plan: --mode %s: %s\n", pt_mode_name(m), rows[i].error);
+				rc = 2;
+				goto done;
+			}
+			continue;
+		}
+		if (r.addr != p.seg_start && !cost.note[0])
+			snprintf(cost.note, sizeof(cost.note), "placed at 0x%" PRIx64 ": %s needs that alignment "
+				 "(a top-down mmap ends it at the current end, aligned down)", r.addr, pt_mode_name(m));
+		rows[i].valid = true;
+		capacity_compute(&cost, &in, &rows[i].cap);
+	}
+
+	busy_mean = busy ? busy_vmpte / (double)busy : 0;
+	per_busy = req->inputs.own_pt_bytes_per_process +
+		   (rep ? pt_cost_vmpte_pages(&pm[rep - p.procs].cost) : 0) * PT_PAGE_BYTES;
+	if (a->json) {
+		fprintf(out, "{\n  \"planner_version\": 1,\n  \"kind\": \"pid\",\n  \"pid\": %d,\n", (int)a->pid);
+		fprintf(out, "  \"segment\": {\"start\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64 "\", \"start_bytes\": %"
+			PRIu64 ", \"size_bytes\": %" PRIu64 ", \"perms\": \"%s\", \"name\": ", p.seg_start, p.seg_end,
+			p.seg_start, size, p.seg_perms);
+		plan_json_string(out, p.seg_name);
+		fprintf(out, ", \"page_bytes\": %" PRIu64 ", \"mode\": \"%s\", \"spans_2m\": %" PRIu64 ", \"why\": ",
+			p.seg_page_bytes, pt_mode_name(p.seg_mode), seg_spans);
+		plan_json_string(out, p.why);
+		fprintf(out, "},\n  \"root\": %s, \"descendants\": %zu, \"skipped_not_mapping\": %zu, "
+			"\"skipped_unreadable\": %zu,\n", p.root ? "true" : "false", p.descendants, p.skipped_unmapped,
+			p.skipped_unreadable);
+		fprintf(out, "  \"measured\": {\"kind\": \"measured\", \"processes\": %zu, \"vmpte_sum_bytes\": %.0f, "
+			"\"vmpte_mean_bytes\": %.1f, \"segment_share_bytes\": %.0f, \"presence_pagetable_bytes\": %.0f,\n",
+			p.proc_count, sum_vmpte, sum_vmpte / (double)p.proc_count, sum_share, sum_recon);
+		fprintf(out, "    \"busy_processes\": %zu, \"busy_vmpte_mean_bytes\": %.1f, \"busy_touched_bytes\": %" PRIu64
+			", \"busy_touched_spans_2m\": %" PRIu64 ", \"least_touched_spans_2m\": %" PRIu64 ",\n",
+			busy, busy ? busy_vmpte / (double)busy : 0, group_touched_bytes,
+			pm[most].cost.touched_spans[PT_LEVEL_PTE], pm[least].cost.touched_spans[PT_LEVEL_PTE]);
+		fprintf(out, "    \"per_process\": [");
+		for (size_t i = 0; i < p.proc_count; i++)
+			fprintf(out, "%s\n      {\"pid\": %d, \"comm\": \"%s\", \"vmpte_bytes\": %" PRId64
+				", \"touched_bytes\": %" PRIu64 ", \"touched_spans_2m\": %" PRIu64
+				", \"segment_model_bytes\": %" PRIu64 ", \"segment_presence_bytes\": %" PRIu64
+				", \"own_bytes\": %" PRIu64 ", \"own_presence_bytes\": %" PRIu64
+				", \"model_vmpte_bytes\": %" PRIu64 ", \"busy\": %s}", i ? "," : "",
+				(int)p.procs[i].pid, p.procs[i].comm, p.procs[i].vmpte_bytes, p.procs[i].touched_bytes,
+				pm[i].cost.touched_spans[PT_LEVEL_PTE], pm[i].seg_bytes, pm[i].share_bytes, pm[i].own_bytes,
+				pm[i].recon_own_bytes, pm[i].model_vmpte_bytes, pm[i].busy ? "true" : "false");
+		fprintf(out, "]},\n");
+		fprintf(out, "  \"model_check\": {\"kind\": \"model\", \"mode\": \"%s\", \"vmpte_sum_model_bytes\": %.0f, "
+			"\"vmpte_sum_measured_bytes\": %.0f, \"error_pct\": %.4f, \"left_out_pages_per_process\": %"
+			PRIu64 ",\n", pt_mode_name(p.seg_mode), sum_model, sum_vmpte, pct(sum_model, sum_vmpte),
+			rep ? pm[rep - p.procs].cost.left_out_pages[0] + pm[rep - p.procs].cost.left_out_pages[1] +
+			      pm[rep - p.procs].cost.left_out_pages[2] : 0);
+		fprintf(out, "    \"per_added_process_model_bytes\": %" PRIu64 ", \"busy_vmpte_mean_measured_bytes\": %.1f, "
+			"\"per_process_error_pct\": %.4f},\n", per_busy, busy_mean, pct((double)per_busy, busy_mean));
+		fprintf(out, "  \"projection\": ");
+		plan_report_json(out, req, rows);
+		fprintf(out, "}\n");
+		goto done;
+	}
+
+	fprintf(out, "mshare-bench plan --pid %d: MEASURED now from /proc, then MODELLED (each figure says which)\n\n",
+		(int)a->pid);
+	fprintf(out, "Segment: 0x%" PRIx64 "-0x%" PRIx64 " %s %s, %s, %s pages -> mode %s\n", p.seg_start, p.seg_end,
+		p.seg_perms, p.seg_name, FMT(size), FMT(p.seg_page_bytes), pt_mode_name(p.seg_mode));
+	fprintf(out, "  chosen: %s\n", p.why);
+	for (size_t i = 0; i < p.cand_count && i < 5; i++)
+		fprintf(out, "  shared mapping %zu: 0x%" PRIx64 "-0x%" PRIx64 " %s %s\n", i + 1, p.cands[i].start,
+			p.cands[i].end, FMT(p.cands[i].end - p.cands[i].start), p.cands[i].name);
+	fprintf(out, "  %zu process(es) map it: pid %d and its descendants (%zu seen; %zu do not map it, %zu unreadable%s%s)\n",
+		p.proc_count, (int)a->pid, p.descendants, p.skipped_unmapped, p.skipped_unreadable,
+		p.unreadable_example[0] ? ": " : "", p.unreadable_example);
+	if (p.root)
+		fprintf(out, "  access: root; /proc/PID/pagemap read for every process\n\n");
+	else
+		fprintf(out, "  access: not root; pagemap presence bits are readable for processes of your own user (this "
+			"kernel hides only the PFNs, which the planner does not need); other users' processes are "
+			"skipped as unreadable\n\n");
+
+	fprintf(out, "Per process: VmPTE MEASURED (/proc/PID/status); 2 MiB spans of the segment with a page present "
+		"MEASURED (/proc/PID/pagemap); the segment's page tables MODELLED at the real address from them; "
+		"own = VmPTE - segment:\n");
+	fprintf(out, "  %8s %-16s %10s %13s %12s %12s %s\n", "pid", "comm", "VmPTE", "2 MiB spans", "segment",
+		"own", "");
+	for (size_t i = 0; i < p.proc_count; i++) {
+		const struct probe_proc *q = &p.procs[i];
+
+		if (i == LIST_MAX) {
+			fprintf(out, "  ... %zu more (--json lists every one)\n", p.proc_count - LIST_MAX);
+			break;
+		}
+		fprintf(out, "  %8d %-16s %10s %6" PRIu64 "/%-6" PRIu64 " %12s %12s %s\n", (int)q->pid, q->comm,
+			FMT((uint64_t)q->vmpte_bytes), pm[i].cost.touched_spans[PT_LEVEL_PTE], seg_spans,
+			FMT(pm[i].seg_bytes), FMT(pm[i].own_bytes), pm[i].busy ? "busy" : "");
+	}
+	fprintf(out, "\nMEASURED now, in all:\n");
+	fprintf(out, "  sum of VmPTE: %s over %zu processes (mean %s)\n", FMT((uint64_t)sum_vmpte), p.proc_count,
+		FMT((uint64_t)(sum_vmpte / (double)p.proc_count)));
+	fprintf(out, "  touched: the %zu busiest processes (>= %.0f%% of the most) touch %" PRIu64 " of %" PRIu64
+		" 2 MiB spans, %s of %s (touch fraction %.4f); the least, pid %d (%s), %" PRIu64 " spans%s\n",
+		busy, BUSY_SHARE * 100, pm[most].cost.touched_spans[PT_LEVEL_PTE], seg_spans, FMT(group_touched_bytes),
+		FMT(size), (double)group_touched_bytes / (double)size, (int)p.procs[least].pid, p.procs[least].comm,
+		pm[least].cost.touched_spans[PT_LEVEL_PTE],
+		pm[least].cost.touched_spans[PT_LEVEL_PTE] ? " (touched by starting or connecting alone: part of "
+		"every process's cost, not of a baseline)" : "");
+	fprintf(out, "  page tables the present pages need, by the paging rules: %s (segment %s, PTE %" PRIu64
+		", PMD %" PRIu64 ", PUD %" PRIu64 " pages of it)\n", FMT((uint64_t)sum_recon), FMT((uint64_t)sum_share),
+		seg_pages[0], seg_pages[1], seg_pages[2]);
+
+	fprintf(out, "\nMODELLED at the real address (mode %s, each process's touch map, the mappings around it):\n",
+		pt_mode_name(p.seg_mode));
+	if (rep) {
+		const struct pt_cost *c = &pm[rep - p.procs].cost;
+		uint64_t out_pages = c->left_out_pages[0] + c->left_out_pages[1] + c->left_out_pages[2];
+
+		fprintf(out, "  a busy process (pid %d): segment PTE %" PRIu64 " + PMD %" PRIu64 " + PUD %" PRIu64
+			" pages; %" PRIu64 " page(s) left out, the mappings around the segment need them anyway%s%s\n",
+			(int)rep->pid, c->per_process_pages[0], c->per_process_pages[1], c->per_process_pages[2],
+			out_pages, out_pages ? ": " : "", c->left_out_note);
+	}
+	fprintf(out, "  sum of VmPTE: model %s (segment modelled + the page tables the other mappings' present pages "
+		"need) vs measured %s: error %+.2f%%\n", FMT((uint64_t)sum_model), FMT((uint64_t)sum_vmpte),
+		pct(sum_model, sum_vmpte));
+	if (pct(sum_model, sum_vmpte) < -1)
+		fprintf(out, "      why: VmPTE holds page-table pages with nothing present in them now: pages freed "
+			"(free(), MADV_DONTNEED) or evicted (file pages under memory pressure) leave their page-table "
+			"page behind; own page tables are therefore taken as VmPTE - segment below\n");
+	if (check_fail)
+		fprintf(out, "  note: for %zu process(es) the segment's page tables by presence alone differ from the "
+			"model: a mapping around it has nothing present now in a span the model takes as theirs\n",
+			check_fail);
+	if (busy)
+		fprintf(out, "  per busy process: model %s (own %s + segment %s) vs measured mean VmPTE %s: error %+.2f%%\n",
+			FMT(per_busy), FMT(req->inputs.own_pt_bytes_per_process),
+			FMT(per_busy - req->inputs.own_pt_bytes_per_process), FMT((uint64_t)busy_mean),
+			pct((double)per_busy, busy_mean));
+	fprintf(out, "\nPROJECTION (MODELLED): the %zu processes measured as they are, %" PRIu64 " more like the busy ones "
+		"(%s own page tables each%s), %" PRIu64 " in all:\n\n", p.proc_count,
+		req->inputs.processes - p.proc_count, FMT(req->inputs.own_pt_bytes_per_process),
+		a->touch_given ? ", touching as --touch-map/--touch-fraction says" : ", touching what they touch",
+		req->inputs.processes);
+	plan_report_text(out, req, rows);
+done:
+	free(group_touch);
+	free(pm);
+	pid_probe_free(&p);
+	if (rc == 0 && fflush(out) != 0)
+		rc = 1;
+	return rc;
+}
