@@ -480,7 +480,7 @@ int pid_probe_run(pid_t pid, uint64_t segment, struct pid_probe *p, char *err, s
 	p->pid = pid;
 	p->root = geteuid() == 0;
 	if (kill(pid, 0) < 0 && errno == ESRCH) {
-		snprintf(err, err_len, "--pid %d: no such process", (int)pid);
+		snprintf(err, err_len, "no such process");
 		return -1;
 	}
 	kids = descendants(pid, &nkids);

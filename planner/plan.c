@@ -384,6 +384,13 @@ int plan_main(int argc, char **argv)
 	}
 	if ((rc = check_plan_args(&a)) != 0)
 		return rc;
+	if (a.req.region.touch_count && a.req.region.touch[a.req.region.touch_count - 1].end > a.req.region.size) {
+		fprintf(stderr, "mshare-bench plan: --touch-map '%s': range up to offset 0x%llx lies beyond --sga (%llu bytes)\n",
+			a.touch_map, (unsigned long long)a.req.region.touch[a.req.region.touch_count - 1].end,
+			(unsigned long long)a.req.region.size);
+		free((void *)a.req.region.touch);
+		return 2;
+	}
 
 	modes_given = a.req.mode_count > 0;
 	if (!modes_given)

@@ -39,9 +39,26 @@ static void print_inputs(FILE *out, const struct plan_request *req)
 	const struct pt_region *r = &req->region;
 
 	fprintf(out, "mshare-bench plan: MODELLED page-table memory (a model, not a measurement)\n");
-	fprintf(out, "  region %s at 0x%" PRIx64 "%s, %" PRIu64 " processes each touching %.4g%% of it\n",
-		FMT(r->size), r->addr, r->addr % PT_PUD_SPAN ? " (not 512 GiB-aligned)" : "",
-		req->inputs.processes, r->touch_fraction * 100.0);
+	if (r->touch_count) {
+		uint64_t bytes = 0;
+
+		for (size_t i = 0; i < r->touch_count; i++)
+			bytes += r->touch[i].end - r->touch[i].start;
+		fprintf(out, "  region %s at 0x%" PRIx64 "%s, %" PRIu64 " processes each touching %s of it "
+			"(%.4g%%, a touch map of %zu range%s)\n",
+			FMT(r->size), r->addr, r->addr % PT_PUD_SPAN ? " (not 512 GiB-aligned)" : "",
+			req->inputs.processes, FMT(bytes), (double)bytes / (double)r->size * 100.0, r->touch_count,
+			r->touch_count == 1 ? "" : "s");
+	} else {
+		fprintf(out, "  region %s at 0x%" PRIx64 "%s, %" PRIu64 " processes each touching %.4g%% of it\n",
+			FMT(r->size), r->addr, r->addr % PT_PUD_SPAN ? " (not 512 GiB-aligned)" : "",
+			req->inputs.processes, r->touch_fraction * 100.0);
+	}
+	if (r->around_known)
+		fprintf(out, "  page-table pages the mappings around the region need anyway are left out (see each mode)\n");
+	else if (r->addr % PT_PUD_SPAN)
+		fprintf(out, "  nothing is known about what lies around the region: every page-table page it reaches is "
+			"charged to it (at a real address some may serve neighbours too; plan --pid knows them)\n");
 	fprintf(out, "  RAM %s%s, private memory %s per process, region data in RAM: %s\n\n",
 		FMT(req->inputs.ram_bytes), req->ram_from_host ? " (this host's MemTotal; use --ram)" : "",
 		FMT(req->inputs.private_bytes),
@@ -97,6 +114,9 @@ void plan_report_text(FILE *out, const struct plan_request *req, const struct pl
 			FMT(units_sat_mul(row->cap.vmpte_per_process_bytes, req->inputs.processes)));
 		if (k->note[0])
 			fprintf(out, "  %-11s note: %s\n", "", k->note);
+		if (k->left_out_pages[PT_LEVEL_PTE] + k->left_out_pages[PT_LEVEL_PMD] + k->left_out_pages[PT_LEVEL_PUD])
+			fprintf(out, "  %-11s left out per process (the mappings around need them anyway): %s\n", "",
+				k->left_out_note);
 	}
 
 	fprintf(out, "\nPTE level vs upper levels (PMD+PUD+PGD), all processes:\n");

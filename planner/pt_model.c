@@ -249,6 +249,14 @@ static void leave_out_shared(const struct pt_region *r, uint64_t tend, struct pt
 		c->per_process_pages[l] -= out;
 		c->left_out_pages[l] = out;
 	}
+	if (c->mode == PT_MODE_HUGETLB_2M && c->left_out_pages[PT_LEVEL_PMD]) {
+		uint64_t unshared = c->per_process_pages[PT_LEVEL_PMD] + c->left_out_pages[PT_LEVEL_PMD];
+
+		snprintf(c->note, sizeof(c->note),
+			 "%" PRIu64 " of %" PRIu64 " PMD pages unshared (their 1 GiB range is not wholly inside the "
+			 "mapping); %" PRIu64 " of them left out, the mappings around need them anyway",
+			 unshared, unshared + c->shared_pages[PT_LEVEL_PMD], c->left_out_pages[PT_LEVEL_PMD]);
+	}
 }
 
 static uint64_t leaf_bytes(enum pt_mode mode)

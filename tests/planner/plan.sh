@@ -110,6 +110,38 @@ bad --processes --sga 1G
 bad maybe --sga 1G --processes 10 --sga-in-ram maybe
 bad --bogus --sga 1G --processes 10 --bogus
 bad /nonexistent --calibrate /nonexistent/run
+# plan --pid, --segment, --touch-map
+bad "'abc'" --pid abc
+bad "no such process" --pid 4194304
+bad "--sga does not go" --pid $$ --sga 1G
+bad "no shared mapping" --pid $$
+bad "--segment goes with --pid" --sga 1G --processes 2 --segment 0x1000
+bad "0x10" --pid $$ --segment 0x10
+printf 'garbage here\n' >"$tmp/tm-bad"
+printf '# nothing\n' >"$tmp/tm-empty"
+printf '0 2M\n0x7ff00000 2M\n' >"$tmp/tm-big"
+bad "line 1" --sga 1G --processes 2 --touch-map "$tmp/tm-bad"
+bad "no range" --sga 1G --processes 2 --touch-map "$tmp/tm-empty"
+bad "beyond --sga" --sga 1G --processes 2 --touch-map "$tmp/tm-big"
+bad "give one" --sga 1G --processes 2 --touch-map "$tmp/tm-bad" --touch-fraction 0.5
+bad /nonexistent --sga 1G --processes 2 --touch-map /nonexistent/map
+
+# --touch-map: two ranges at 2 TiB, unordered and overlapping in the file:
+# [0, 4M) and [1G - 4K, 1G) reach 2 + 1 PTE pages, 1 PMD, 1 PUD.
+printf '0x200000 2M\n0 3M\n0x3ffff000 4K\n' >"$tmp/tm-ok"
+plan --sga 1G --processes 3 --mode 4k --touch-map "$tmp/tm-ok" --json >"$tmp/tm.json" 2>"$tmp/err"
+check $? "--touch-map runs"
+python3 - "$tmp/tm.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["modes"][0]
+assert d["inputs"]["touch_map_ranges"] == 2, d["inputs"]
+assert m["touched_bytes"] == (4 << 20) + 4096, m["touched_bytes"]
+lv = m["levels"]
+assert (lv["pte"]["per_process_pages"], lv["pmd"]["per_process_pages"], lv["pud"]["per_process_pages"]) == (3, 1, 1), lv
+assert m["pagetable_bytes_total"] == 3 * 5 * 4096
+PY
+check $? "--touch-map: ranges sorted and merged, exactly the spans they reach (3 PTE + 1 PMD + 1 PUD pages)"
 
 # --- calibration on hand-written records (documented key names) ---
 mkdir -p "$tmp/hand/records"
