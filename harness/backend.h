@@ -55,6 +55,9 @@ struct backend_ops {
 	/* The region's page tables exist once, whoever attaches (mshare): the
 	 * memory pre-flight then expects one set, not one per worker. */
 	bool page_tables_shared;
+	/* The backend's own page size when it is fixed (hugetlbfs): --size and
+	 * --addr must be multiples of it. 0 = base pages (4 KiB). */
+	size_t page_bytes;
 	/* 0 if usable here; else -1 with a reason in why[]. */
 	int (*probe)(const struct region *r, char *why, size_t why_len);
 	/* 0 on success; else -1 with a message in err[]. */

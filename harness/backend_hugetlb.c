@@ -112,6 +112,7 @@ static void hugetlb_teardown(struct region *r)
 const struct backend_ops backend_hugetlb_2m = {
 	.name = "hugetlb-2m",
 	.description = "hugetlbfs memfd with 2 MiB pages (pool raised for the run, given back after)",
+	.page_bytes = 2ul << 20,
 	.probe = hugetlb_probe,
 	.setup = hugetlb_setup,
 	.attach = backend_fd_attach,
@@ -122,6 +123,7 @@ const struct backend_ops backend_hugetlb_2m = {
 const struct backend_ops backend_hugetlb_1g = {
 	.name = "hugetlb-1g",
 	.description = "hugetlbfs memfd with 1 GiB pages (pool raised for the run, given back after)",
+	.page_bytes = 1ul << 30,
 	.probe = hugetlb_probe,
 	.setup = hugetlb_setup,
 	.attach = backend_fd_attach,

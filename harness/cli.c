@@ -25,9 +25,9 @@ void cli_usage(FILE *out)
 "\n"
 "  --backend B      shm, file, anon, hugetlb-2m, hugetlb-1g, mshare, mshare-anon\n"
 "                   (see `backends`; mshare needs a kernel with the mshare series)\n"
-"  --workers N      number of worker processes (1 and up)\n"
-"  --size S         region size: bytes or 4K, 256M, 1G, 300G (binary units);\n"
-"                   a multiple of the backend's page size\n"
+"  --workers N      number of worker processes (1 to 4000000)\n"
+"  --size S         region size: bytes, 0x hex, or 4K, 256M, 1G, 300G, 2T\n"
+"                   (binary units); a multiple of the backend's page size\n"
 "  --workload W     touch, pt-footprint, ... (see `workloads`)\n"
 "  --path P         shm: directory (default /dev/shm); file: FILE or DIR;\n"
 "                   mshare: directory of the backing file (default /mnt/pmem)\n"
@@ -48,7 +48,12 @@ void cli_usage(FILE *out)
 "  --skip-memory-check  do not refuse runs whose expected page tables exceed\n"
 "                   MemAvailable (to provoke the OOM killer on purpose)\n"
 "  --quiet          no human summary on stderr\n"
+"  --check          check the options (values, workload options, sizes and\n"
+"                   alignment the backend needs) and exit: 0 if a run would\n"
+"                   accept them, 2 with the message if not. Runs nothing and\n"
+"                   does not look at this host's backends or memory.\n"
 "  --<param> VALUE  the selected workload's own options (see `workloads`)\n"
+"Every option may be given once.\n"
 "\n"
 "Exit status: 0 record written; 1 error, nothing written; 2 bad input;\n"
 "3 record written but some workers failed; 4 record written to only one of\n"
@@ -71,9 +76,27 @@ static const char *option_value(int argc, char **argv, int *i, const char *eq, c
 	return argv[++*i];
 }
 
+static bool known_option(const char *name, const struct workload_ops *wl)
+{
+	static const char *const names[] = { "backend", "workload", "workers", "size", "path", "out", "csv",
+					     "addr", "page", "seed", "duration", "ops" };
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (strcmp(names[k], name) == 0)
+			return true;
+	for (int k = 0; wl && k < WORKLOAD_MAX_PARAMS && wl->params[k].name; k++)
+		if (strcmp(wl->params[k].name, name) == 0)
+			return true;
+	return false;
+}
+
 int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size_t err_len)
 {
 	const char *backend = NULL, *workload = NULL, *workers = NULL, *size = NULL;
+	struct {
+		char name[64];
+		const char *value;
+	} seen[64];
+	int nseen = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->addr = DEFAULT_REGION_ADDR;
@@ -118,23 +141,54 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 		name[nlen - 2] = '\0';
 
 		/* Flags first. */
+		/* Every option once: a repeat is a mistake, not an override. */
+		for (int k = 0; k < nseen; k++) {
+			if (strcmp(seen[k].name, name) == 0) {
+				const char *again = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : "";
+				if (seen[k].value)
+					snprintf(err, err_len, "option --%s is given twice ('%s', then '%s'); give it once",
+						 name, seen[k].value, again);
+				else
+					snprintf(err, err_len, "option --%s is given twice; give it once", name);
+				return -1;
+			}
+		}
+		if (nseen < (int)(sizeof(seen) / sizeof(seen[0]))) {
+			snprintf(seen[nseen].name, sizeof(seen[nseen].name), "%s", name);
+			seen[nseen].value = NULL;
+		}
 		if (strcmp(name, "write") == 0 || strcmp(name, "skip-memory-check") == 0 ||
-		    strcmp(name, "quiet") == 0) {
+		    strcmp(name, "quiet") == 0 || strcmp(name, "check") == 0) {
 			if (eq) {
-				snprintf(err, err_len, "option --%s takes no value", name);
+				snprintf(err, err_len, "option --%s takes no value (got '%s')", name, eq + 1);
 				return -1;
 			}
 			if (name[0] == 'w')
 				cfg->write = true;
 			else if (name[0] == 's')
 				cfg->skip_memory_check = true;
-			else
+			else if (name[0] == 'q')
 				cfg->quiet = true;
+			else
+				cfg->check_only = true;
+			nseen++;
 			continue;
+		}
+		if (!known_option(name, cfg->workload)) {
+			snprintf(err, err_len, "unknown option '--%s'%s%s%s", name,
+				 cfg->workload ? " for workload " : "", cfg->workload ? cfg->workload->name : "",
+				 cfg->workload ? " (see `mshare-bench workloads`)" : " (see --help)");
+			return -1;
 		}
 		const char *v = option_value(argc, argv, &i, eq, err, err_len);
 		if (!v)
 			return -1;
+		if (nseen < (int)(sizeof(seen) / sizeof(seen[0])))
+			seen[nseen++].value = v;
+		if (!*v) {
+			snprintf(err, err_len, "option --%s has an empty value", name);
+			return -1;
+		}
 		if (strcmp(name, "backend") == 0) backend = v;
 		else if (strcmp(name, "workload") == 0) workload = v;
 		else if (strcmp(name, "workers") == 0) workers = v;
@@ -165,7 +219,7 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 				return -1;
 			cfg->duration_given = true;
 		} else if (strcmp(name, "ops") == 0) {
-			if (parse_u64(v, &cfg->max_ops, err, err_len) || cfg->max_ops == 0) {
+			if (parse_count(v, &cfg->max_ops, err, err_len)) {
 				snprintf(err, err_len, "--ops '%s' is not a positive integer", v);
 				return -1;
 			}
@@ -196,7 +250,7 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 		return -1;
 	}
 	uint64_t n;
-	if (parse_u64(workers, &n, err, err_len) || n == 0 || n > MAX_WORKERS) {
+	if (parse_count(workers, &n, err, err_len) || n > MAX_WORKERS) {
 		snprintf(err, err_len, "--workers '%s' is not a number from 1 to %u", workers, MAX_WORKERS);
 		return -1;
 	}
@@ -207,12 +261,17 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 		snprintf(err, err_len, "--size: %s", inner);
 		return -1;
 	}
-	if (cfg->size % 4096) {
-		snprintf(err, err_len, "--size '%s' is not a multiple of the 4 KiB page size", size);
+	uint64_t page = cfg->backend->page_bytes ? cfg->backend->page_bytes : 4096;
+	char pb[32];
+	format_bytes(page, pb, sizeof(pb));
+	if (cfg->size % page) {
+		snprintf(err, err_len, "--size '%s' is not a multiple of the %s page of backend %s", size, pb,
+			 cfg->backend->name);
 		return -1;
 	}
-	if (cfg->addr % 4096) {
-		snprintf(err, err_len, "--addr 0x%llx is not page-aligned", (unsigned long long)cfg->addr);
+	if (cfg->addr % page) {
+		snprintf(err, err_len, "--addr 0x%llx is not aligned to the %s page of backend %s",
+			 (unsigned long long)cfg->addr, pb, cfg->backend->name);
 		return -1;
 	}
 	if (!cfg->addr_given && cfg->addr % REGION_ALIGN) {

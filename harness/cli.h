@@ -33,6 +33,7 @@ struct run_config {
 	uint64_t max_ops;
 	bool skip_memory_check;
 	bool quiet;           /* no human summary */
+	bool check_only;      /* --check: validate the options, run nothing */
 	const char *param_values[WORKLOAD_MAX_PARAMS];
 	bool param_given[WORKLOAD_MAX_PARAMS];
 };

@@ -1,5 +1,6 @@
 /* parse.c - strict parsers for sizes, counts, durations and addresses. */
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,11 +47,17 @@ int parse_u64(const char *s, uint64_t *out, char *err, size_t err_len)
 	return 0;
 }
 
-int parse_size(const char *s, uint64_t *out, char *err, size_t err_len)
+/* The one size grammar of the suite (the planner's units_parse_size and
+ * bench/lib/sweepspec.py follow it; tests/corpus/sizes.txt holds both to it):
+ *   DIGITS [K|M|G|T|P [iB|B]] | DIGITS B | 0x HEXDIGITS
+ * units binary and case-insensitive; no sign, space, fraction or 64-bit
+ * overflow. */
+static int parse_size_any(const char *s, bool allow_zero, uint64_t *out, char *err, size_t err_len)
 {
 	const char *end;
 	uint64_t v;
 	int rc = parse_digits(s, &end, &v);
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 
 	if (rc == -2) {
 		snprintf(err, err_len, "size '%s' is too large", s);
@@ -61,6 +68,10 @@ int parse_size(const char *s, uint64_t *out, char *err, size_t err_len)
 		return -1;
 	}
 	unsigned shift = 0;
+	if (*end && hex) {
+		snprintf(err, err_len, "size '%s' has trailing characters '%s' (a hex size takes no unit)", s, end);
+		return -1;
+	}
 	if (*end) {
 		switch (toupper((unsigned char)*end)) {
 		case 'K': shift = 10; break;
@@ -70,7 +81,7 @@ int parse_size(const char *s, uint64_t *out, char *err, size_t err_len)
 		case 'P': shift = 50; break;
 		case 'B': shift = 0; end--; break; /* plain bytes: "4096B" */
 		default:
-			snprintf(err, err_len, "size '%s' has an unknown unit (use K, M, G or T)", s);
+			snprintf(err, err_len, "size '%s' has an unknown unit (use K, M, G, T or P)", s);
 			return -1;
 		}
 		end++;
@@ -83,7 +94,7 @@ int parse_size(const char *s, uint64_t *out, char *err, size_t err_len)
 			return -1;
 		}
 	}
-	if (v == 0) {
+	if (v == 0 && !allow_zero) {
 		snprintf(err, err_len, "size '%s' is zero", s);
 		return -1;
 	}
@@ -92,6 +103,39 @@ int parse_size(const char *s, uint64_t *out, char *err, size_t err_len)
 		return -1;
 	}
 	*out = v << shift;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *out, char *err, size_t err_len)
+{
+	return parse_size_any(s, false, out, err, err_len);
+}
+
+int parse_size_or_zero(const char *s, uint64_t *out, char *err, size_t err_len)
+{
+	return parse_size_any(s, true, out, err, err_len);
+}
+
+int parse_count(const char *s, uint64_t *out, char *err, size_t err_len)
+{
+	const char *p = s;
+	uint64_t v = 0;
+
+	if (!isdigit((unsigned char)*p)) {
+		snprintf(err, err_len, "'%s' is not a whole number", s);
+		return -1;
+	}
+	for (; isdigit((unsigned char)*p); p++) {
+		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v)) {
+			snprintf(err, err_len, "number '%s' is too large", s);
+			return -1;
+		}
+	}
+	if (*p || v == 0) {
+		snprintf(err, err_len, "'%s' is not a whole number of 1 or more", s);
+		return -1;
+	}
+	*out = v;
 	return 0;
 }
 

@@ -9,9 +9,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* "4096", "4K", "256M", "1G", "300G", "2T" (binary units; an optional
- * trailing "B" or "iB" is accepted). Zero is rejected. */
+/* "4096", "4K", "256M", "1G", "300G", "2T", "0x1000" (binary units; an
+ * optional trailing "B" or "iB" is accepted; a hex size takes no unit).
+ * Zero is rejected. The suite's one size grammar: the planner calls it,
+ * bench/lib/sweepspec.py mirrors it, tests/corpus/sizes.txt checks both. */
 int parse_size(const char *s, uint64_t *out, char *err, size_t err_len);
+/* The same, zero accepted. */
+int parse_size_or_zero(const char *s, uint64_t *out, char *err, size_t err_len);
+/* Decimal whole number >= 1 (no hex, no unit): counts of workers, ops. */
+int parse_count(const char *s, uint64_t *out, char *err, size_t err_len);
 /* Unsigned decimal integer (or 0x hex), no suffix. */
 int parse_u64(const char *s, uint64_t *out, char *err, size_t err_len);
 /* "10s", "500ms", "2m", "1h", "250us", or a plain number of seconds. */

@@ -331,6 +331,8 @@ int run_main(int argc, char **argv)
 		fprintf(stderr, "mshare-bench run: workload %s: %s\n", cfg->workload->name, err);
 		return 2;
 	}
+	if (cfg->check_only)
+		return 0; /* --check: the options are good; run nothing */
 	if (cfg->out)
 		record_clean_orphans(cfg->out);
 	rs->region.backend_name = cfg->backend->name;

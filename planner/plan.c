@@ -36,7 +36,8 @@ static void usage(FILE *out)
 "deployment fits in RAM. Every figure it prints is MODELLED, not measured.\n"
 "\n"
 "Options:\n"
-"  --sga SIZE            region size: 4K, 256M, 300G, 1T (binary units)\n"
+"  --sga SIZE            region size: bytes, 0x hex, or 4K, 256M, 300G, 1T\n"
+"                        (binary units; the same sizes `run --size` takes)\n"
 "  --processes N         processes mapping the region (1 .. 4194304)\n"
 "  --touch-fraction F    part of the region each process touches, 0 < F <= 1\n"
 "                        (default 1)\n"
@@ -69,6 +70,7 @@ static void usage(FILE *out)
 "  --calibrate PATH      compare the model with measured run records: a run\n"
 "                        directory (records/*.json, else *.json) or one record\n"
 "  -h, --help            this text\n"
+"Every option but --mode may be given once.\n"
 "\n"
 "Model assumptions:\n"
 "  - x86-64, 4-level paging (P4D folded), 4 KiB page-table pages of 512\n"
@@ -136,8 +138,12 @@ static int add_modes(struct plan_request *req, const char *text)
 {
 	char buf[256], *save = NULL, *tok;
 
-	if (strlen(text) >= sizeof(buf) || text[0] == '\0')
+	size_t len = strlen(text);
+
+	if (len >= sizeof(buf) || text[0] == '\0')
 		return bad_value("--mode", text, "a mode list (4k, hugetlb-2m, hugetlb-1g, dax-2m, mshare)");
+	if (text[0] == ',' || text[len - 1] == ',' || strstr(text, ",,"))
+		return bad_value("--mode", text, "a mode list without empty items (stray comma?)");
 	strcpy(buf, text);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		enum pt_mode m;
@@ -191,9 +197,30 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 
 	req->region.addr = DEFAULT_ADDR;
 	req->region.touch_fraction = 1.0;
+	static const char *const once[] = { "--sga", "--processes", "--touch-fraction", "--ram", "--private",
+					    "--addr", "--sga-in-ram", "--calibrate", "--json", "--series" };
+	const char *given[sizeof(once) / sizeof(once[0])] = { NULL };
+
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *v;
 
+		/* Every option but --mode once: a repeat is a mistake, not an override. */
+		for (size_t k = 0; k < sizeof(once) / sizeof(once[0]); k++) {
+			if (!is_option(arg, once[k]))
+				continue;
+			const char *eq = strchr(arg, '=');
+			const char *value = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : "";
+			bool flag = strcmp(once[k], "--json") == 0 || strcmp(once[k], "--series") == 0;
+			if (given[k]) {
+				if (flag)
+					fprintf(stderr, "mshare-bench plan: %s is given twice; give it once\n", once[k]);
+				else
+					fprintf(stderr, "mshare-bench plan: %s is given twice ('%s', then '%s'); give it "
+						"once\n", once[k], given[k], value);
+				return 2;
+			}
+			given[k] = value;
+		}
 		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
 			usage(stdout);
 			return 1;

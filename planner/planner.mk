@@ -3,7 +3,8 @@
 #                                  and, with RUN, the run's measured points
 #                                  (default output build/plots/planner.{png,svg})
 PLANNER_SRCS := $(wildcard planner/*.c)
-PLANNER_OBJS := $(PLANNER_SRCS:%.c=$(BUILD)/obj/%.o)
+# harness/parse.c: the suite's one parser of sizes, addresses and counts.
+PLANNER_OBJS := $(PLANNER_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/harness/parse.o
 
 # A driver that calls plan_main() alone, so the planner is testable
 # without the harness; and the model's unit test.

@@ -15,8 +15,10 @@
 #define GIB (1ull << 30)
 #define TIB (1ull << 40)
 
-/* "4096", "4K", "256M", "300G", "1T" (suffix case-insensitive, optional
- * trailing "iB" or "B"). 0 on success; -1 if the text is not a size. */
+/* "4096", "4K", "256M", "300G", "1T", "0x1000" (suffix case-insensitive,
+ * optional trailing "iB" or "B"; zero accepted): harness/parse.c's
+ * parse_size_or_zero, the suite's one size grammar. 0 on success; -1 if the
+ * text is not a size. */
 int units_parse_size(const char *text, uint64_t *bytes);
 
 /* A size as above, or a hexadecimal address "0x20000000000". */

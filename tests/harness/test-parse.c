@@ -1,4 +1,6 @@
 /* Unit tests of size, count, duration and address parsing. */
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parse.h"
@@ -21,8 +23,42 @@ static void size_bad(const char *s, const char *why)
 	TAP_OK(rc != 0 && strstr(err, s) != NULL, "size '%s' rejected (%s): \"%s\"", s, why, err);
 }
 
+/* tests/corpus/sizes.txt: TEXT<TAB>BYTES|bad, the suite's size grammar. */
+static void size_corpus(void)
+{
+	FILE *f = fopen("tests/corpus/sizes.txt", "r");
+	char line[256];
+	int cases = 0, agree = 0;
+
+	TAP_OK(f != NULL, "tests/corpus/sizes.txt opens (run from the top directory)");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *tab = strrchr(line, '\t');
+		if (line[0] == '#' || !tab)
+			continue;
+		*tab = '\0';
+		const char *text = strcmp(line, "\"\"") == 0 ? "" : line, *want = tab + 1;
+		char err[256] = "";
+		uint64_t v = 0;
+		int rc = parse_size_or_zero(text, &v, err, sizeof(err));
+		bool good = strcmp(want, "bad") == 0 ? rc != 0 && strstr(err, text) != NULL
+						      : rc == 0 && v == strtoull(want, NULL, 10);
+		cases++;
+		agree += good;
+		if (!good)
+			printf("# corpus: '%s' should be %s, parse_size_or_zero gives rc %d value %llu '%s'\n", text, want,
+			       rc, (unsigned long long)v, err);
+	}
+	fclose(f);
+	TAP_OK(cases > 40 && agree == cases, "parse_size_or_zero agrees with tests/corpus/sizes.txt on %d of %d cases",
+	       agree, cases);
+}
+
 int main(void)
 {
+	size_corpus();
 	size_ok("4096", 4096);
 	size_ok("4K", 4096);
 	size_ok("4k", 4096);
@@ -49,6 +85,10 @@ int main(void)
 	TAP_OK(parse_u64("10000", &v, err, sizeof(err)) == 0 && v == 10000, "count 10000");
 	TAP_OK(parse_u64("10k", &v, err, sizeof(err)) != 0 && strstr(err, "10k"), "count '10k' rejected: %s", err);
 	TAP_OK(parse_u64("", &v, err, sizeof(err)) != 0, "empty count rejected");
+	TAP_OK(parse_count("10000", &v, err, sizeof(err)) == 0 && v == 10000, "count 10000");
+	TAP_OK(parse_count("0x10", &v, err, sizeof(err)) != 0 && strstr(err, "0x10"), "count '0x10' rejected: %s", err);
+	TAP_OK(parse_count("0", &v, err, sizeof(err)) != 0 && strstr(err, "'0'"), "count '0' rejected: %s", err);
+	TAP_OK(parse_count("99999999999999999999", &v, err, sizeof(err)) != 0, "count overflow rejected");
 
 	TAP_OK(parse_duration_ns("10s", &v, err, sizeof(err)) == 0 && v == 10000000000ull, "duration 10s");
 	TAP_OK(parse_duration_ns("500ms", &v, err, sizeof(err)) == 0 && v == 500000000ull, "duration 500ms");
