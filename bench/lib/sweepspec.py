@@ -8,7 +8,10 @@ Every error names the file, the line and what is wrong (SpecError), so a
 typo in a spec never starts a sweep.
 """
 
+import os
 import re
+import shlex
+import subprocess
 
 LIST_KEYS = ("backends", "workers", "sizes", "workloads", "page", "write", "platform")
 SCALAR_KEYS = ("name", "description", "repeats", "args", "timeout", "vm-args")
@@ -41,12 +44,16 @@ PAGE_MODES = ("4k", "any")
 PLATFORMS = ("host", "guest")
 WRITE_VALUES = ("no", "yes")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
-SIZE_RE = re.compile(r"^([0-9]+)([KMGT]?)$", re.IGNORECASE)
+# The suite's one size grammar (harness/parse.c parse_size; the planner
+# uses it too): DIGITS [K|M|G|T|P [iB|B]] | DIGITS B | 0x HEX, units binary
+# and case-insensitive, at most 2**64 - 1. tests/corpus/sizes.txt holds
+# this copy and the binary to the same answers.
+SIZE_RE = re.compile(r"\A(?:0[xX]([0-9a-fA-F]+)|([0-9]+)(?:([KMGTPkmgtp])(?:[iI][bB]|[bB])?|[bB])?)\Z")
 DURATION_RE = re.compile(r"^([0-9]+)(s|m|h)?$")
 COND_RE = re.compile(r"^([a-z]+)(<=|>=|!=|=|<|>)(.+)$")
 KEY_RE = re.compile(r"^([a-z][a-z-]*)(?:\[(.*)\])?$")
 
-SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
 
 
 class SpecError(Exception):
@@ -54,11 +61,16 @@ class SpecError(Exception):
 
 
 def parse_size(text):
-    """'256M' -> 268435456; None if it is not a size."""
-    m = SIZE_RE.match(text.strip())
+    """'256M' -> 268435456, '0x1000' -> 4096, '0' -> 0; None if it is not a
+    size (the harness's grammar, see SIZE_RE)."""
+    m = SIZE_RE.match(text)
     if not m:
         return None
-    return int(m.group(1)) * SIZE_UNITS[m.group(2).upper()]
+    if m.group(1) is not None:
+        n = int(m.group(1), 16)
+    else:
+        n = int(m.group(2)) * SIZE_UNITS[(m.group(3) or "").upper()]
+    return n if n < 1 << 64 else None
 
 
 def size_label(nbytes):
@@ -171,11 +183,12 @@ class Spec:
         return points
 
     def args_for(self, point):
-        """Global `args` then every matching `args[...]`, in file order."""
-        args = self.get("args").split()
-        for _, conds, extra in self.cond_args:
+        """Global `args` then every matching `args[...]`, in file order,
+        each split as a shell would (shlex)."""
+        args = split_args(self.get("args"), self.where("args"))
+        for lineno, conds, extra in self.cond_args:
             if all(c.holds(point) for c in conds):
-                args += extra.split()
+                args += split_args(extra, "%s:%d" % (self.path, lineno))
         return args
 
 
@@ -243,8 +256,8 @@ def _check_list(key, items, where):
         for v in items:
             n = parse_size(v)
             if n is None or n == 0:
-                raise SpecError("%s: sizes: '%s' is not a size (a number with K, M, G or T, e.g. 256M)"
-                                % (where, v))
+                raise SpecError("%s: sizes: '%s' is not a size above zero (bytes, 0x hex, or a number "
+                                "with K, M, G, T or P, e.g. 256M; at most 2^64 - 1)" % (where, v))
             out.append(n)
         return out
     allowed = {"page": PAGE_MODES, "platform": PLATFORMS, "write": WRITE_VALUES}.get(key)
@@ -267,10 +280,20 @@ def _check_scalar(key, value, where):
         if not m or int(m.group(1)) == 0:
             raise SpecError("%s: timeout: '%s' is not a duration (e.g. 600, 600s, 10m, 1h)" % (where, value))
         return int(m.group(1)) * {None: 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+    if key in ("args", "vm-args"):
+        split_args(value, where)
     if key == "name" and not NAME_RE.match(value):
         raise SpecError("%s: name: '%s' is not a valid name (lower-case letters, digits, - _ .)"
                         % (where, value))
     return value
+
+
+def split_args(text, where):
+    """Options as a shell would split them; a SpecError for a stray quote."""
+    try:
+        return shlex.split(text)
+    except ValueError as e:
+        raise SpecError("%s: args: cannot split '%s' as a shell would: %s" % (where, text, e))
 
 
 def strip_comment(line):
@@ -304,6 +327,7 @@ def parse(text, path="<spec>", default_name=None):
             if key != "args":
                 raise SpecError("%s: only 'args' takes [conditions], not '%s'" % (where, key))
             conds = parse_conditions(conds_text, where)
+            split_args(value, where)
             spec.cond_args.append((lineno, conds, value))
             continue
         if key == "exclude":
@@ -330,13 +354,61 @@ def parse(text, path="<spec>", default_name=None):
 
 
 def load(path):
-    import os
     try:
-        with open(path) as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as e:
         raise SpecError("%s: cannot read spec: %s" % (path, e.strerror))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SpecError("%s: not a text spec: byte 0x%02x at offset %d is not UTF-8" % (path, data[e.start], e.start))
+    if "\0" in text:
+        raise SpecError("%s: not a text spec: NUL byte at offset %d" % (path, text.index("\0")))
     base = os.path.basename(path)
     if base.endswith(".sweep"):
         base = base[: -len(".sweep")]
     return parse(text, path, default_name=base)
+
+
+def harness_args(p):
+    """`mshare-bench run` options of a point, without --out."""
+    cmd = ["--backend", p["backend"], "--workers", str(p["workers"]), "--size", p["size"],
+           "--workload", p["workload"], "--page", p["page"]]
+    if p["write"] == "yes":
+        cmd.append("--write")
+    return cmd + list(p.get("args", []))
+
+
+def blame_key(msg):
+    """The spec key whose value the harness's message is about."""
+    if "option --" in msg or "unknown option" in msg:
+        return "args"
+    for needle, key in (("--backend", "backends"), ("backend '", "backends"), ("--workers", "workers"),
+                        ("--size", "sizes"), ("region ", "sizes"), ("workload", "workloads"), ("--page", "page")):
+        if needle in msg:
+            return key
+    return "args"
+
+
+def check_with_harness(spec, harness):
+    """Ask the harness (`run --check`) about every point: the binary is the
+    one list of what it accepts. A SpecError names the spec line, the point
+    and the harness's own message."""
+    tried = set()
+    for p in spec.expand():
+        args = harness_args(p)
+        key = tuple(args)
+        if key in tried:
+            continue
+        tried.add(key)
+        try:
+            r = subprocess.run([harness, "run", "--check"] + args, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, errors="replace", timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise SpecError("%s: cannot ask the harness %s to check the points: %s" % (spec.path, harness, e))
+        if r.returncode != 0:
+            msg = (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1]
+            msg = msg.replace("mshare-bench run: ", "")
+            blame = blame_key(msg)
+            raise SpecError("%s: point %s: the harness refuses it: %s" % (spec.where(blame), p["id"], msg))
