@@ -30,7 +30,7 @@ reject "unknown option" "--bogus" $base --bogus 1
 reject "bad --page" "2m" $base --page 2m
 reject "bad --duration" "10parsecs" $base --duration 10parsecs
 reject "misaligned --addr" "0x20000000001" $base --addr 0x20000000001
-reject "region beyond the user address space" "0x7ff000000000" $base --addr 0x7ff000000000 --size 1T
+reject "region beyond the user address space" "0x7ff000000000" --backend shm --workers 2 --workload touch --addr 0x7ff000000000 --size 1T
 reject "missing --workers" "--workers" --backend shm --size 4M --workload touch
 reject "option without value" "--size" --backend shm --workers 2 --workload touch --size
 reject "file backend without --path" "--path" --backend file --workers 2 --size 4M --workload touch
