@@ -49,9 +49,30 @@ struct region {
 	void *backend_private;     /* backend state kept between calls */
 };
 
+/* Where the region's data lives, hence what faulting it in costs the host
+ * (the memory pre-flight counts it from this). */
+enum backend_data {
+	/* Shared anonymous memory (shmem): RAM, once for all workers. */
+	BACKEND_DATA_SHMEM,
+	/* A file in --path, or in default_path: RAM if that filesystem is
+	 * tmpfs, page cache on a disk filesystem, none on DAX (the data stays
+	 * on the device). Which one is decided from the path before setup. */
+	BACKEND_DATA_FILE,
+	/* Huge pages of page_bytes from the kernel's pool, every page of the
+	 * region allocated in setup. */
+	BACKEND_DATA_HUGETLB,
+};
+
 struct backend_ops {
 	const char *name;
 	const char *description;
+	enum backend_data data;
+	/* Page size the backend forces (hugetlb); 0 = base pages, which the
+	 * kernel may map larger with --page any. */
+	size_t page_bytes;
+	/* BACKEND_DATA_FILE: directory of the backing file without --path
+	 * (NULL: --path is required). */
+	const char *default_path;
 	/* The region's page tables exist once, whoever attaches (mshare): the
 	 * memory pre-flight then expects one set, not one per worker. */
 	bool page_tables_shared;

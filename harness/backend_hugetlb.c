@@ -25,9 +25,10 @@
 #endif
 #define MFD_HUGE_SHIFT_ 26
 
+/* The page size is a fact of the backend's table entry. */
 static size_t page_bytes_of(const struct region *r)
 {
-	return strcmp(r->backend_name, "hugetlb-1g") == 0 ? (1ul << 30) : (2ul << 20);
+	return backend_find(r->backend_name)->page_bytes;
 }
 
 static int hugetlb_probe(const struct region *r, char *why, size_t why_len)
@@ -111,6 +112,8 @@ static void hugetlb_teardown(struct region *r)
 
 const struct backend_ops backend_hugetlb_2m = {
 	.name = "hugetlb-2m",
+	.data = BACKEND_DATA_HUGETLB,
+	.page_bytes = 2ul << 20,
 	.description = "hugetlbfs memfd with 2 MiB pages (pool raised for the run, given back after)",
 	.page_bytes = 2ul << 20,
 	.probe = hugetlb_probe,
@@ -122,6 +125,8 @@ const struct backend_ops backend_hugetlb_2m = {
 
 const struct backend_ops backend_hugetlb_1g = {
 	.name = "hugetlb-1g",
+	.data = BACKEND_DATA_HUGETLB,
+	.page_bytes = 1ul << 30,
 	.description = "hugetlbfs memfd with 1 GiB pages (pool raised for the run, given back after)",
 	.page_bytes = 1ul << 30,
 	.probe = hugetlb_probe,

@@ -86,6 +86,41 @@ bool backend_fd_is_dax(int fd)
 	return (sx.stx_attributes_mask & STATX_ATTR_DAX) && (sx.stx_attributes & STATX_ATTR_DAX);
 }
 
+int backend_path_data(const char *path, char *fs, size_t fs_len, bool *dax, bool *ram)
+{
+	char dir[4096];
+	struct stat st;
+	struct statfs sf;
+	int fd;
+
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		fd = open(path, O_PATH | O_CLOEXEC);
+	} else {
+		snprintf(dir, sizeof(dir), "%s", path);
+		if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			char *slash = strrchr(dir, '/');
+			if (slash == dir)
+				dir[1] = '\0';
+			else if (slash)
+				*slash = '\0';
+			else
+				snprintf(dir, sizeof(dir), ".");
+		}
+		/* A file with no name and no data: what a new file there gets. */
+		fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (fd < 0)
+			fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -1;
+	backend_fs_name(fd, fs, fs_len);
+	*dax = backend_fd_is_dax(fd);
+	*ram = fstatfs(fd, &sf) == 0 && ((long)sf.f_type == 0x01021994 /* tmpfs */ ||
+					 (long)sf.f_type == 0x858458f6 /* ramfs */);
+	close(fd);
+	return 0;
+}
+
 int backend_fd_attach(struct region *r, char *err, size_t err_len)
 {
 	struct fd_backing *b = r->backend_private;

@@ -28,6 +28,13 @@ void backend_fs_name(int fd, char *out, size_t len);
 /* STATX_ATTR_DAX of fd. */
 bool backend_fd_is_dax(int fd);
 
+/* Where a backing file at path keeps its data, found before it exists:
+ * path is an existing regular file (that file), a directory (a new file
+ * in it) or a new file (in its directory). fs as backend_fs_name; *dax as
+ * backend_fd_is_dax; *ram when the filesystem is tmpfs or ramfs. 0, or -1
+ * with errno when the path cannot be opened. */
+int backend_path_data(const char *path, char *fs, size_t fs_len, bool *dax, bool *ram);
+
 /* attach/detach/teardown for backends whose state is a struct fd_backing. */
 int backend_fd_attach(struct region *r, char *err, size_t err_len);
 int backend_fd_detach(struct region *r, char *err, size_t err_len);

@@ -300,6 +300,8 @@ static void mshare_teardown(struct region *r)
 
 const struct backend_ops backend_mshare = {
 	.name = "mshare",
+	.data = BACKEND_DATA_FILE,
+	.default_path = MSHARE_DEFAULT_DIR,
 	.description = "mshare()d region backed by a file in --path (default " MSHARE_DEFAULT_DIR
 		       "); page tables shared by all workers",
 	.page_tables_shared = true,
@@ -312,6 +314,7 @@ const struct backend_ops backend_mshare = {
 
 const struct backend_ops backend_mshare_anon = {
 	.name = "mshare-anon",
+	.data = BACKEND_DATA_SHMEM,
 	.description = "mshare()d region of shared anonymous memory; page tables shared by all workers",
 	.page_tables_shared = true,
 	.probe = mshare_probe,

@@ -64,6 +64,8 @@ static int shm_setup(struct region *r, char *err, size_t err_len)
 
 const struct backend_ops backend_shm = {
 	.name = "shm",
+	.data = BACKEND_DATA_FILE,
+	.default_path = SHM_DEFAULT_DIR,
 	.description = "MAP_SHARED of a file on tmpfs (default /dev/shm, or --path DIR)",
 	.probe = shm_probe,
 	.setup = shm_setup,

@@ -7,6 +7,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "backend_map.h"
+#include "hugepool.h"
 #include "parse.h"
 #include "procfs.h"
 #include "run.h"
@@ -42,12 +44,141 @@ static long count_maps(void)
 	return n;
 }
 
+/* Bytes of region data the run faults in, at most: hugetlb allocates the
+ * whole region in setup; otherwise the workload's touches, each bringing
+ * in a base page with --page 4k on shared memory, or up to a PMD-sized
+ * 2 MiB (a transparent huge page, or file read-around) otherwise. */
+static uint64_t data_bytes(const struct run_config *cfg, bool shmem)
+{
+	size_t stride = cfg->workload->touch_stride;
+
+	if (cfg->backend->data == BACKEND_DATA_HUGETLB || stride == 0)
+		return cfg->size;
+	uint64_t touches = (cfg->addr + cfg->size - 1) / stride - cfg->addr / stride + 1;
+	uint64_t per_touch = shmem && cfg->page == PAGE_MODE_4K ? 4096 : 2ull << 20;
+	return touches * per_touch < cfg->size ? touches * per_touch : cfg->size;
+}
+
+/* Where the data lives; 0, or -1 with a message when the path cannot be
+ * looked at (setup would fail on it too). */
+static int data_home(struct run_state *rs, bool *in_memory, bool *shmem, char *err, size_t err_len)
+{
+	const struct backend_ops *b = rs->cfg.backend;
+	struct preflight_figures *pf = &rs->preflight;
+	char fs[32];
+	bool dax = false, ram = false;
+
+	*in_memory = true;
+	*shmem = false;
+	switch (b->data) {
+	case BACKEND_DATA_SHMEM:
+		*shmem = true;
+		snprintf(pf->data_home, sizeof(pf->data_home), "shared memory");
+		return 0;
+	case BACKEND_DATA_HUGETLB:
+		*in_memory = false;
+		snprintf(pf->data_home, sizeof(pf->data_home), "the %zu kB huge page pool", b->page_bytes / 1024);
+		return 0;
+	case BACKEND_DATA_FILE:
+		break;
+	}
+	const char *path = rs->region.path ? rs->region.path : b->default_path;
+	if (!path || backend_path_data(path, fs, sizeof(fs), &dax, &ram) != 0) {
+		snprintf(err, err_len, "cannot look at --path %s: %s", path ? path : "(none)", strerror(errno));
+		return -1;
+	}
+	if (dax) {
+		*in_memory = false;
+		snprintf(pf->data_home, sizeof(pf->data_home), "the DAX device under %s (%s), not memory", path, fs);
+	} else if (ram) {
+		*shmem = true;
+		snprintf(pf->data_home, sizeof(pf->data_home), "shared memory (%s %s)", fs, path);
+	} else {
+		snprintf(pf->data_home, sizeof(pf->data_home), "page cache (%s %s)", fs, path);
+	}
+	return 0;
+}
+
+/* Memory: the region's data, the page tables and the workers' own memory
+ * against MemAvailable; for hugetlb the pool instead of the data, and
+ * what the pool must grow by (which comes out of MemAvailable). */
+static int memory_check(struct run_state *rs, char *err, size_t err_len)
+{
+	struct preflight_figures *pf = &rs->preflight;
+	const struct run_config *cfg = &rs->cfg;
+	const struct backend_ops *b = cfg->backend;
+	bool in_memory, shmem;
+	char a[32], c[32], d[32], e[32], f[32];
+
+	if (data_home(rs, &in_memory, &shmem, err, err_len) != 0)
+		return -1;
+	pf->expected_data_bytes = data_bytes(cfg, shmem);
+	pf->expected_data_in_memory_bytes = in_memory ? pf->expected_data_bytes : 0;
+	if (b->data == BACKEND_DATA_HUGETLB) {
+		char dir[128], path[192];
+		pf->pool_pages_needed = (long)(cfg->size / b->page_bytes);
+		pf->pool_pages_available = hugepool_available(b->page_bytes);
+		long short_by = pf->pool_pages_needed - (pf->pool_pages_available > 0 ? pf->pool_pages_available : 0);
+		hugepool_dir(b->page_bytes, dir, sizeof(dir));
+		snprintf(path, sizeof(path), "%s/nr_hugepages", dir);
+		if (short_by > 0 && access(path, W_OK) != 0) {
+			snprintf(err, err_len,
+				 "--size %s needs %ld huge pages of %zu kB, the pool has %ld free and %s is not "
+				 "writable (needs root)",
+				 format_bytes(cfg->size, a, sizeof(a)), pf->pool_pages_needed, b->page_bytes / 1024,
+				 pf->pool_pages_available, path);
+			return -1;
+		}
+		pf->pool_growth_bytes = short_by > 0 ? (uint64_t)short_by * b->page_bytes : 0;
+	}
+
+	/* Page tables: one 8-byte entry per page of the region, per worker,
+	 * or once in all when the backend shares them. Without forced huge
+	 * pages, assume the worst (4 KiB) anyway. */
+	uint64_t page = b->page_bytes ? b->page_bytes : 4096;
+	uint64_t one_set = cfg->size / page * 8;
+	uint64_t workers = cfg->workers;
+	pf->expected_pt_bytes_per_worker = b->page_tables_shared ? 0 : one_set;
+	pf->expected_overhead_bytes_per_worker = OVERHEAD_PER_WORKER;
+	uint64_t pt_total = b->page_tables_shared ? one_set : one_set * workers;
+	pf->expected_total_bytes = pf->expected_data_in_memory_bytes + pf->pool_growth_bytes + pt_total +
+				   OVERHEAD_PER_WORKER * workers;
+	pf->mem_available_bytes = procfs_meminfo_bytes("MemAvailable");
+	if (cfg->skip_memory_check || pf->mem_available_bytes <= 0 ||
+	    pf->expected_total_bytes <= (uint64_t)pf->mem_available_bytes / 10 * 9)
+		return 0;
+
+	char data[200];
+	if (b->data == BACKEND_DATA_HUGETLB)
+		snprintf(data, sizeof(data), "%s the %zu kB huge page pool must grow by (%ld pages needed, %ld free)",
+			 format_bytes(pf->pool_growth_bytes, a, sizeof(a)), b->page_bytes / 1024,
+			 pf->pool_pages_needed, pf->pool_pages_available);
+	else
+		snprintf(data, sizeof(data), "%s of region data in %s%s",
+			 format_bytes(pf->expected_data_in_memory_bytes, a, sizeof(a)), pf->data_home,
+			 ", shared by all workers");
+	char pt_each[48], g[32];
+	if (b->page_tables_shared)
+		snprintf(pt_each, sizeof(pt_each), "one set, shared");
+	else
+		snprintf(pt_each, sizeof(pt_each), "%s per worker", format_bytes(one_set, g, sizeof(g)));
+	snprintf(err, err_len,
+		 "%u workers over --size %s need about %s, more than 90%% of MemAvailable = %s: %s; "
+		 "%s of page tables (%s); %s of process memory (256 KiB per worker). Use a smaller --size or "
+		 "fewer workers (or --skip-memory-check to provoke the OOM killer on purpose)",
+		 cfg->workers, format_bytes(cfg->size, c, sizeof(c)),
+		 format_bytes(pf->expected_total_bytes, d, sizeof(d)),
+		 format_bytes((uint64_t)pf->mem_available_bytes, e, sizeof(e)), data,
+		 format_bytes(pt_total, f, sizeof(f)), pt_each,
+		 format_bytes(OVERHEAD_PER_WORKER * workers, g, sizeof(g)));
+	return -1;
+}
+
 int preflight_check(struct run_state *rs, char *err, size_t err_len)
 {
 	struct preflight_figures *pf = &rs->preflight;
 	const struct run_config *cfg = &rs->cfg;
 	long workers = (long)cfg->workers;
-	char a[32], b[32];
 
 	pf->tasks_now = tasks_now();
 	if (procfs_read_long("/proc/sys/kernel/pid_max", &pf->pid_max) == 0 &&
@@ -96,32 +227,20 @@ int preflight_check(struct run_state *rs, char *err, size_t err_len)
 		return -1;
 	}
 
-	/* Page tables: one 8-byte entry per page of the region, per worker,
-	 * or once in all when the backend shares them. Without forced base
-	 * pages, assume the worst (4 KiB) anyway. */
-	uint64_t page = 4096;
-	if (strncmp(cfg->backend->name, "hugetlb-1g", 10) == 0)
-		page = 1ull << 30;
-	else if (strncmp(cfg->backend->name, "hugetlb", 7) == 0)
-		page = 2ull << 20;
-	uint64_t one_set = cfg->size / page * 8;
-	pf->expected_pt_bytes_per_worker = cfg->backend->page_tables_shared ? 0 : one_set;
-	pf->expected_overhead_bytes_per_worker = OVERHEAD_PER_WORKER;
-	pf->expected_total_bytes =
-		(pf->expected_pt_bytes_per_worker + OVERHEAD_PER_WORKER) * (uint64_t)cfg->workers;
-	if (cfg->backend->page_tables_shared)
-		pf->expected_total_bytes += one_set;
-	pf->mem_available_bytes = procfs_meminfo_bytes("MemAvailable");
-	if (!cfg->skip_memory_check && pf->mem_available_bytes > 0 &&
-	    pf->expected_total_bytes > (uint64_t)pf->mem_available_bytes / 10 * 9) {
-		snprintf(err, err_len,
-			 "%u workers need about %s of page tables and process memory (%s per worker), more than "
-			 "90%% of MemAvailable = %s; use fewer workers or a smaller --size "
-			 "(or --skip-memory-check to provoke the OOM killer on purpose)",
-			 cfg->workers, format_bytes(pf->expected_total_bytes, a, sizeof(a)),
-			 format_bytes(pf->expected_pt_bytes_per_worker + OVERHEAD_PER_WORKER, b, sizeof(b)),
-			 format_bytes((uint64_t)pf->mem_available_bytes, (char[32]){ 0 }, 32));
+	if (memory_check(rs, err, err_len) != 0)
 		return -1;
-	}
 	return 0;
+}
+
+void preflight_estimate_text(const struct run_state *rs, char *out, size_t len)
+{
+	const struct preflight_figures *pf = &rs->preflight;
+	char a[32];
+
+	snprintf(out, len,
+		 "region data faulted in (at most %s, in %s%s) + region pages x 8 B%s + 256 KiB per worker "
+		 "(an estimate for the check, not a measurement)",
+		 format_bytes(pf->expected_data_bytes, a, sizeof(a)), pf->data_home,
+		 rs->cfg.backend->data == BACKEND_DATA_HUGETLB ? ": only what the pool must grow by counts" : "",
+		 rs->cfg.backend->page_tables_shared ? " once (shared page tables)" : " per worker");
 }

@@ -202,10 +202,8 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 	json_key_i64(w, "mem_available_bytes", pf->mem_available_bytes);
 	json_key_u64(w, "estimated_bytes", pf->expected_total_bytes);
 	json_key_u64(w, "estimated_pt_bytes_per_worker", pf->expected_pt_bytes_per_worker);
-	char estimate[160];
-	snprintf(estimate, sizeof(estimate),
-		 "region pages x 8 B%s + 256 KiB per worker (an estimate for the check, not a measurement)",
-		 rs->cfg.backend->page_tables_shared ? " once (shared page tables)" : "");
+	char estimate[400];
+	preflight_estimate_text(rs, estimate, sizeof(estimate));
 	json_key_string(w, "estimate", estimate);
 	json_end_object(w);
 

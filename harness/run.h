@@ -31,7 +31,17 @@ struct preflight_figures {
 	int64_t mem_available_bytes;
 	uint64_t expected_pt_bytes_per_worker;   /* estimate, for the check only */
 	uint64_t expected_overhead_bytes_per_worker;
-	uint64_t expected_total_bytes;
+	uint64_t expected_total_bytes;          /* all of the below that comes out of MemAvailable */
+	/* Region data the run faults in (an upper bound), where it lives
+	 * ("shared memory", "page cache", "the DAX device", "the huge page
+	 * pool") and how much of it comes out of MemAvailable. */
+	uint64_t expected_data_bytes;
+	uint64_t expected_data_in_memory_bytes;
+	char data_home[96];
+	/* hugetlb: pages the region takes from the pool, those free before
+	 * the run, and the bytes the pool must grow by (from MemAvailable). */
+	long pool_pages_needed, pool_pages_available;
+	uint64_t pool_growth_bytes;
 };
 
 struct run_state {
@@ -89,6 +99,8 @@ void worker_main(struct run_state *rs, unsigned index) __attribute__((noreturn))
 
 /* Pre-flight checks of limits and memory before anything starts. */
 int preflight_check(struct run_state *rs, char *err, size_t err_len);
+/* How the pre-flight estimate was made, for the record. */
+void preflight_estimate_text(const struct run_state *rs, char *out, size_t len);
 
 /* Write the record (JSON to --out or stdout, CSV to --out *.csv and/or
  * --csv) and the human summary. The commit of the outputs happens with

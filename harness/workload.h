@@ -71,6 +71,10 @@ struct workload_ops {
 	const char *description;
 	struct workload_param params[WORKLOAD_MAX_PARAMS]; /* ends at name == NULL */
 	const char *counter_names[WORKLOAD_MAX_COUNTERS];  /* ends at NULL */
+	/* A worker touches at most one page in each touch_stride-aligned
+	 * range of addresses the region reaches (0: it may touch every page).
+	 * The memory pre-flight counts the region data faulted in from it. */
+	size_t touch_stride;
 	/* Parent, before fork: check the params (and region size); 0 or -1
 	 * with a message naming the bad value. May be NULL. */
 	int (*validate)(const char *const *param_values, size_t region_size,
