@@ -67,9 +67,6 @@ struct backend_ops {
 	const char *name;
 	const char *description;
 	enum backend_data data;
-	/* Page size the backend forces (hugetlb); 0 = base pages, which the
-	 * kernel may map larger with --page any. */
-	size_t page_bytes;
 	/* BACKEND_DATA_FILE: directory of the backing file without --path
 	 * (NULL: --path is required). */
 	const char *default_path;
@@ -77,7 +74,8 @@ struct backend_ops {
 	 * memory pre-flight then expects one set, not one per worker. */
 	bool page_tables_shared;
 	/* The backend's own page size when it is fixed (hugetlbfs): --size and
-	 * --addr must be multiples of it. 0 = base pages (4 KiB). */
+	 * --addr must be multiples of it. 0 = base pages (4 KiB), which the
+	 * kernel may map larger with --page any. */
 	size_t page_bytes;
 	/* 0 if usable here; else -1 with a reason in why[]. */
 	int (*probe)(const struct region *r, char *why, size_t why_len);

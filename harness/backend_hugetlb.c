@@ -113,7 +113,6 @@ static void hugetlb_teardown(struct region *r)
 const struct backend_ops backend_hugetlb_2m = {
 	.name = "hugetlb-2m",
 	.data = BACKEND_DATA_HUGETLB,
-	.page_bytes = 2ul << 20,
 	.description = "hugetlbfs memfd with 2 MiB pages (pool raised for the run, given back after)",
 	.page_bytes = 2ul << 20,
 	.probe = hugetlb_probe,
@@ -126,7 +125,6 @@ const struct backend_ops backend_hugetlb_2m = {
 const struct backend_ops backend_hugetlb_1g = {
 	.name = "hugetlb-1g",
 	.data = BACKEND_DATA_HUGETLB,
-	.page_bytes = 1ul << 30,
 	.description = "hugetlbfs memfd with 1 GiB pages (pool raised for the run, given back after)",
 	.page_bytes = 1ul << 30,
 	.probe = hugetlb_probe,
