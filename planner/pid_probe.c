@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pid_probe.h"
@@ -329,6 +330,10 @@ static int probe_one(struct pid_probe *p, pid_t pid, struct probe_proc *out, uin
 
 		if (v->start >= PT_USER_VA_END)
 			continue; /* [vsyscall]: not in the process's page tables */
+		/* PROT_NONE (guards, reservations, sanitizer shadows of
+		 * terabytes): no page is mapped there; not read. */
+		if (v != seg && strncmp(v->perms, "---", 3) == 0)
+			continue;
 		if (v == seg) {
 			rc = present_runs(fd, buf, v->start, v->end, v->start, NULL, &out->touch, &out->touch_count,
 					  &cap_t, &out->touched_bytes);
@@ -475,6 +480,7 @@ int pid_probe_run(pid_t pid, uint64_t segment, struct pid_probe *p, char *err, s
 	size_t nkids;
 	uint64_t *buf;
 	char why[256];
+	struct timespec t0;
 
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
@@ -505,10 +511,20 @@ int pid_probe_run(pid_t pid, uint64_t segment, struct pid_probe *p, char *err, s
 		snprintf(err, err_len, "out of memory");
 		return -1;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (size_t i = 0; i <= nkids; i++) {
 		pid_t q = i == 0 ? pid : kids[i - 1];
 		struct probe_proc *pp = &p->procs[p->proc_count];
 		int rc = probe_one(p, q, pp, buf, why, sizeof(why));
+		struct timespec now;
+
+		/* Progress on stderr every 2 s: pagemap of a large segment in
+		 * thousands of processes takes a while. */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec >= 2) {
+			fprintf(stderr, "mshare-bench plan --pid: read %zu of %zu processes\n", i + 1, nkids + 1);
+			t0 = now;
+		}
 
 		if (rc == 0) {
 			p->proc_count++;
@@ -525,6 +541,19 @@ int pid_probe_run(pid_t pid, uint64_t segment, struct pid_probe *p, char *err, s
 	}
 	free(buf);
 	free(kids);
+	/* Started at a child (a backend): its parent and siblings map the
+	 * segment too, and --pid PARENT would count them. */
+	if (p->proc_count && p->procs[0].pid == pid && p->procs[0].ppid > 1) {
+		struct vma_list l;
+
+		if (read_vmas(p->procs[0].ppid, &l) == 0) {
+			for (size_t i = 0; i < l.count; i++)
+				if (l.v[i].start == p->seg_start && l.v[i].end == p->seg_end &&
+				    strcmp(l.v[i].dev_inode, p->seg_dev_inode) == 0)
+					p->parent_maps_too = p->procs[0].ppid;
+			free(l.v);
+		}
+	}
 	if (p->proc_count == 0) {
 		snprintf(err, err_len, "no process mapping the segment could be read%s%s",
 			 p->unreadable_example[0] ? ": " : "", p->unreadable_example);

@@ -74,6 +74,7 @@ struct pid_probe {
 	size_t skipped_unmapped;         /* descendants not mapping the segment */
 	size_t skipped_unreadable;       /* processes whose pagemap could not be read */
 	char unreadable_example[256];
+	pid_t parent_maps_too;           /* PID's parent maps the segment too (PID is e.g. a backend) */
 };
 
 /* Fill *p. segment: 0, or an address inside the mapping to take

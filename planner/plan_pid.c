@@ -324,9 +324,12 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 	for (size_t i = 0; i < p.cand_count && i < 5; i++)
 		fprintf(out, "  shared mapping %zu: 0x%" PRIx64 "-0x%" PRIx64 " %s %s\n", i + 1, p.cands[i].start,
 			p.cands[i].end, FMT(p.cands[i].end - p.cands[i].start), p.cands[i].name);
-	fprintf(out, "  %zu process(es) map it: pid %d and its descendants (%zu seen; %zu do not map it, %zu unreadable%s%s)\n",
+	fprintf(out, "  %zu process(es) map it: pid %d and its descendants (%zu seen; %zu do not map it, %zu unreadable or gone%s%s)\n",
 		p.proc_count, (int)a->pid, p.descendants, p.skipped_unmapped, p.skipped_unreadable,
 		p.unreadable_example[0] ? ": " : "", p.unreadable_example);
+	if (p.parent_maps_too)
+		fprintf(out, "  note: pid %d's parent, %d, maps it too: --pid %d would count it and its other children\n",
+			(int)a->pid, (int)p.parent_maps_too, (int)p.parent_maps_too);
 	if (p.root)
 		fprintf(out, "  access: root; /proc/PID/pagemap read for every process\n\n");
 	else
