@@ -41,7 +41,7 @@ int touch_map_read(const char *path, struct pt_range **out, size_t *count, char 
 		k = sscanf(line, "%63s %63s %1s", a, b, extra);
 		if (k <= 0)
 			continue;
-		if (k != 2 || units_parse_addr(a, &off) < 0 || units_parse_addr(b, &size) < 0 || size == 0 ||
+		if (k != 2 || units_parse_size(a, &off) < 0 || units_parse_size(b, &size) < 0 || size == 0 ||
 		    off > UINT64_MAX - size) {
 			snprintf(err, err_len, "--touch-map '%s' line %u: '%s' is not \"OFFSET SIZE\" (e.g. 0x200000 2M)",
 				 path, lineno, line);
