@@ -1,6 +1,7 @@
 # Sweeps, results, comparisons and plots (see bench/README.md).
-#   make bench                    the main job: deps, build, default sweep, plots, summary
-#                                 (KERNEL=1 also builds the patched kernel for the guest part)
+#   make bench                    the main job: deps, build, the patched kernel (cached), the
+#                                 default sweep (host + the head-to-head in the VM), plots,
+#                                 summary and the headline (HOST_ONLY=1: no kernel, no VM)
 #   make sweep SPEC=NAME|FILE     run a sweep (bench/sweeps/NAME.sweep) and plot it
 #   make sweep RESUME=RUN_DIR     continue an interrupted sweep and plot it
 #   make vm-sweep [RESUME=RUN_DIR]  the head-to-head in the VM (bench/sweeps/head-to-head.sweep):

@@ -95,12 +95,13 @@ def points_script(sweep, todo):
         "%s backends >backends.txt 2>&1" % shlex.quote(harness),
         "",
     ]
+    lines.append("# `started` names each run as it starts (the host prints progress from it).")
     for p, k in todo:
         name = "%s.r%d" % (p["id"], k)
         cmd = sweep.harness_command(p, "/out/records/%s.json" % name)
         cmd[0] = harness
-        lines.append("%s >logs/%s.log 2>&1; echo \"%s r%d $?\" >>status" % (
-            " ".join(shlex.quote(c) for c in cmd), name, p["id"], k))
+        lines.append("echo \"%s r%d\" >>started; %s >logs/%s.log 2>&1; echo \"%s r%d $?\" >>status" % (
+            p["id"], k, " ".join(shlex.quote(c) for c in cmd), name, p["id"], k))
     lines.append("exit 0")
     return "\n".join(lines) + "\n"
 
@@ -142,19 +143,18 @@ def run_points(sweep, todo, start, offset, total):
         # The VM runner's own hang detection: generous, but finite.
         vm_args += ["--timeout", str(900 + 600 * len(todo))]
     cmd = [run_sh, "--kernel", kernel] + vm_args + ["--out", bdir, "--keep-out", "--", "sh", "/out/points.sh"]
-    _say("guest: booting the VM for %d runs: %s" % (len(todo), " ".join(shlex.quote(c) for c in cmd)))
-    status_path = os.path.join(bdir, "status")
+    _say("guest: booting the VM (QEMU TCG) for %d runs: %s" % (len(todo), " ".join(shlex.quote(c) for c in cmd)))
+    progress = _Progress(bdir, todo, start, offset, total)
     with open(os.path.join(bdir, "vm.log"), "w") as log:
         child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                                  pass_fds=(sweep.lock_fd,))
         sweep.child = child
-        seen = 0
-        boot_start = time.monotonic()
         while child.poll() is None:
             time.sleep(2)
-            seen = _progress(status_path, seen, start, offset, total, boot_start)
-        _progress(status_path, seen, start, offset, total, boot_start)
+            progress.poll()
+        progress.poll()
         sweep.child = None
+    status_path = os.path.join(bdir, "status")
     status = {}
     try:
         with open(status_path) as f:
@@ -187,23 +187,93 @@ def run_points(sweep, todo, start, offset, total):
     return result
 
 
-def _progress(status_path, seen, start, offset, total, boot_start):
-    """Report guest runs finished since the last call; estimate what is
-    left from the guest's own pace so far (boot included)."""
+def _read_lines(path):
     try:
-        with open(status_path) as f:
-            lines = f.read().splitlines()
+        with open(path) as f:
+            return f.read().splitlines()
     except OSError:
-        return seen
-    for line in lines[seen:]:
-        parts = line.split()
-        seen += 1
-        if len(parts) == 3:
-            now = time.monotonic()
-            left = (now - boot_start) / seen * (total - offset - seen)
-            _say("[%d/%d] guest %s %s exit %s  elapsed %s, left ~%s" % (
-                offset + seen, total, parts[0], parts[1], parts[2], _duration(now - start), _duration(left)))
-    return seen
+        return []
+
+
+class _Progress:
+    """Progress of the guest part on the host's stderr: a line when the VM is
+    up (the guest's init prints @@MSHARE-VM-READY on the console), one per
+    run as it starts ([n/N] id, elapsed, estimate of what is left), a line
+    every minute while a long run goes on, and one per run that fails.
+
+    The estimate fits guest run time against the worker count over the runs
+    finished so far (as the host part does); until two have finished it
+    says '?'."""
+
+    HEARTBEAT_S = 60
+
+    def __init__(self, bdir, todo, start, offset, total):
+        self.bdir, self.todo, self.start, self.offset, self.total = bdir, todo, start, offset, total
+        self.workers = {"%s r%d" % (p["id"], k): p["workers"] for p, k in todo}
+        self.boot_start = time.monotonic()
+        self.up = False
+        self.started = 0      # runs seen starting
+        self.finished = 0     # runs seen finishing
+        self.run_start = {}   # "id rK" -> monotonic start
+        self.durations = []   # (workers, seconds) of finished runs
+        self.last_beat = None
+        self.current = None
+
+    def poll(self):
+        now = time.monotonic()
+        if not self.up:
+            console = os.path.join(self.bdir, "console.log")
+            try:
+                with open(console, errors="replace") as f:
+                    self.up = "@@MSHARE-VM-READY" in f.read()
+            except OSError:
+                pass
+            if self.up:
+                _say("guest: VM up after %s (booted, pmem and DAX mount ready); %d runs to go" % (
+                    _duration(now - self.boot_start), len(self.todo)))
+            elif now - self.boot_start >= self.HEARTBEAT_S and (
+                    self.last_beat is None or now - self.last_beat >= self.HEARTBEAT_S):
+                self.last_beat = now
+                _say("guest: still booting (%s; console: %s)" % (_duration(now - self.boot_start), console))
+        for line in _read_lines(os.path.join(self.bdir, "status"))[self.finished:]:
+            self.finished += 1
+            parts = line.split()
+            if len(parts) != 3:
+                continue
+            name = "%s %s" % (parts[0], parts[1])
+            t0 = self.run_start.get(name)
+            if t0 is not None:
+                self.durations.append((self.workers.get(name, 0), now - t0))
+            if parts[2] != "0":
+                _say("  guest %s %s: exit %s" % (parts[0], parts[1], parts[2]))
+        for line in _read_lines(os.path.join(self.bdir, "started"))[self.started:]:
+            self.started += 1
+            self.run_start[line.strip()] = now
+            self.current = line.strip()
+            self.last_beat = now
+            left = self._left()
+            _say("[%d/%d] guest %s  elapsed %s, left %s" % (
+                self.offset + self.started, self.total, line.strip(), _duration(now - self.start),
+                "~" + _duration(left) if left is not None else "?"))
+        if self.current and self.finished < self.started and now - self.last_beat >= self.HEARTBEAT_S:
+            self.last_beat = now
+            _say("  guest %s still running (%s)" % (self.current, _duration(now - self.run_start[self.current])))
+
+    def _left(self):
+        """Seconds left for the runs not finished: a least-squares line of
+        time against workers over the finished runs."""
+        if len(self.durations) < 2:
+            return None
+        n = len(self.durations)
+        mx = sum(w for w, _ in self.durations) / n
+        my = sum(t for _, t in self.durations) / n
+        sxx = sum((w - mx) ** 2 for w, _ in self.durations)
+        b = sum((w - mx) * (t - my) for w, t in self.durations) / sxx if sxx else 0.0
+        a = my - b * mx
+        if b < 0 or a < 0:
+            a, b = my, 0.0
+        pending = list(self.workers.items())[self.finished:]
+        return sum(a + b * w for _, w in pending)
 
 
 def _duration(seconds):

@@ -146,6 +146,7 @@ class Spec:
         self.lines = {}          # key -> line number, for later error messages
         self.excludes = []       # list of (line, [Condition])
         self.cond_args = []      # list of (line, [Condition], args string)
+        self.cond_repeats = []   # list of (line, [Condition], repeats)
 
     def get(self, key):
         return self.values.get(key, DEFAULTS.get(key))
@@ -179,8 +180,20 @@ class Spec:
                                         continue
                                     seen.add(p["id"])
                                     p["args"] = self.args_for(p)
+                                    p["repeats"] = self.repeats_for(p)
                                     points.append(p)
         return points
+
+    def repeats_for(self, point):
+        """`repeats`, or the last matching `repeats[...]` line's value."""
+        n = self.get("repeats")
+        for _, conds, value in self.cond_repeats:
+            if all(c.holds(point) for c in conds):
+                n = value
+        return n
+
+    def total_runs(self, points=None):
+        return sum(p["repeats"] for p in (self.expand() if points is None else points))
 
     def args_for(self, point):
         """Global `args` then every matching `args[...]`, in file order,
@@ -324,11 +337,14 @@ def parse(text, path="<spec>", default_name=None):
         if key not in known:
             raise SpecError("%s: unknown key '%s' (known keys: %s)" % (where, key, ", ".join(known)))
         if conds_text is not None:
-            if key != "args":
-                raise SpecError("%s: only 'args' takes [conditions], not '%s'" % (where, key))
+            if key not in ("args", "repeats"):
+                raise SpecError("%s: only 'args' and 'repeats' take [conditions], not '%s'" % (where, key))
             conds = parse_conditions(conds_text, where)
-            split_args(value, where)
-            spec.cond_args.append((lineno, conds, value))
+            if key == "repeats":
+                spec.cond_repeats.append((lineno, conds, _check_scalar(key, value, where)))
+            else:
+                split_args(value, where)
+                spec.cond_args.append((lineno, conds, value))
             continue
         if key == "exclude":
             spec.excludes.append((lineno, parse_conditions(value, where)))

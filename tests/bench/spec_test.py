@@ -57,6 +57,16 @@ alts = sweepspec.parse("backends=shm,anon,file\nworkers=1\nsizes=1M\nworkloads=t
                        "a.sweep").expand()
 t.ok([p["backend"] for p in alts] == ["anon"], "= with | alternatives")
 
+# repeats[...]: per-point repeat counts, the last matching line wins.
+reps = sweepspec.parse("backends = shm, anon\nworkers = 1, 100, 10000\nsizes = 16M\nworkloads = touch\n"
+                       "platform = host, guest\nrepeats = 3\nrepeats[workers>=10000] = 1\n"
+                       "repeats[platform=guest backend=anon] = 2\n", "r.sweep")
+rp = {p["id"]: p["repeats"] for p in reps.expand()}
+t.ok(rp["shm-4k-w100-s16M-touch"] == 3 and rp["shm-4k-w10000-s16M-touch"] == 1
+     and rp["guest-anon-4k-w10000-s16M-touch"] == 2 and rp["guest-shm-4k-w10000-s16M-touch"] == 1
+     and reps.total_runs() == 7 + 7 + 7 + 6,  # host shm, host anon, guest shm: 3+3+1; guest anon: 2+2+2
+     "repeats[...] sets per-point repeats, the last matching line wins (%d runs)" % reps.total_runs(), rp)
+
 BASE = "backends = shm\nworkers = 1\nsizes = 16M\nworkloads = touch\n"
 BAD = [
     ("backends = shm\nworkers = 1, x\nsizes = 16M\nworkloads = touch\n", 2, "'x' is not a positive whole number"),
@@ -70,7 +80,9 @@ BAD = [
     (BASE + "exclude = backend>shm\n", 5, "'backend', which is not a number"),
     (BASE + "exclude = workers>=lots\n", 5, "workers must be a whole number"),
     (BASE + "exclude = workers >= 10\n", 5, "bad condition"),
-    (BASE + "backends[workers=1] = shm\n", 5, "only 'args' takes [conditions]"),
+    (BASE + "backends[workers=1] = shm\n", 5, "only 'args' and 'repeats' take [conditions]"),
+    (BASE + "repeats[workers=1] = none\n", 5, "repeats: 'none' is not a positive whole number"),
+    (BASE + "repeats[colour=red] = 2\n", 5, "unknown field 'colour'"),
     ("backends = shm,,anon\nworkers = 1\nsizes = 16M\nworkloads = touch\n", 1, "empty item"),
     ("backends = shm, shm\nworkers = 1\nsizes = 16M\nworkloads = touch\n", 1, "lists 'shm' twice"),
     (BASE + "timeout = soon\n", 5, "is not a duration"),
@@ -102,6 +114,18 @@ try:
     t.ok(r.returncode != 0 and ("%s:5: 'workers' is set twice" % path) in r.stderr,
          "bench/sweep on a bad spec: exit %d, message names file:line" % r.returncode, r.stderr)
     t.ok(not os.path.exists(results) or not os.listdir(results), "bench/sweep on a bad spec creates no run directory")
+    # A real sweep with per-point repeats: 1 worker 2 runs, 4 workers 1 run.
+    why = tap.harness_missing()
+    if why:
+        t.skip("repeats[...] in a real sweep", why)
+    else:
+        path = tap.write_spec(d, "reps", text=tap.TINY_SPEC % ("reps", 2) + "repeats[workers=4] = 1\n"
+                              + "exclude = backend=anon\n")
+        r = tap.sweep(path, os.path.join(d, "r-reps"))
+        recs = sorted(os.listdir(os.path.join(r.stdout.strip(), "records"))) if r.returncode == 0 else []
+        t.ok(recs == ["shm-4k-w1-s16M-pt-footprint.r1.json", "shm-4k-w1-s16M-pt-footprint.r2.json",
+                      "shm-4k-w4-s16M-pt-footprint.r1.json"] and "3 runs (2 repeats, 1 for 1 points)" in r.stderr,
+             "repeats[workers=4] = 1 in a real sweep: 3 records", r.stderr + str(recs))
     r = tap.run([os.path.join(tap.ROOT, "bench", "sweep"), "--dry-run", "default"])
     t.ok(r.returncode == 0 and "shm-4k-w1000-s256M-pt-footprint" in r.stdout, "--dry-run lists a named spec's points",
          r.stderr)
