@@ -51,6 +51,12 @@ def guest_blocker():
     return None, False
 
 
+def human_bytes(n):
+    """The bench tools' own rendering of a byte count (runrecords.human)."""
+    import runrecords
+    return runrecords.human(n, "bytes")
+
+
 def run(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, **kw)
 
