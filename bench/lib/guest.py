@@ -75,7 +75,7 @@ def unavailable_reason(root):
     if not os.access(run_sh, os.X_OK):
         return "no VM runner (%s missing)" % os.path.relpath(run_sh, root)
     if not os.path.exists(kernel):
-        return "no patched kernel built (%s missing; `make kernel` or KERNEL=1 builds it)" % os.path.relpath(
+        return "no patched kernel built (%s missing; `make kernel` builds it; `make bench` does)" % os.path.relpath(
             kernel, root)
     return None
 
