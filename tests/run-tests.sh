@@ -17,7 +17,7 @@ timeout_s=${TEST_TIMEOUT:-900}
 passed=0 failed=0 skipped=0
 failed_tests=""
 log=$(mktemp "${TMPDIR:-/tmp}/run-tests.XXXXXX") || exit 2
-trap 'rm -f "$log"' EXIT INT TERM
+trap 'rm -f "$log" "$log.rc"' EXIT INT TERM
 
 for t in tests/*/*.sh build/tests/*/test-*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
@@ -26,9 +26,10 @@ for t in tests/*/*.sh build/tests/*/test-*; do
 		case "$t" in *"$TEST_FILTER"*) ;; *) continue ;; esac
 	fi
 	echo "# $t"
-	timeout -k 10 "$timeout_s" "./$t" >"$log" 2>&1
-	rc=$?
-	cat "$log"
+	# Output shows as it comes (a guest test boots a VM for minutes); the
+	# status comes back through a file, the pipe would lose it.
+	{ timeout -k 10 "$timeout_s" "./$t" 2>&1; echo $? >"$log.rc"; } | tee "$log"
+	rc=$(cat "$log.rc" 2>/dev/null || echo 2)
 	p=$(grep -cE '^ok [0-9]+' "$log" | tr -d ' ')
 	s=$(grep -ciE '^ok [0-9]+.*# *SKIP' "$log" | tr -d ' ')
 	f=$(grep -cE '^not ok [0-9]+' "$log" | tr -d ' ')

@@ -32,6 +32,8 @@ if ! make -s --no-print-directory initramfs >"$out.build.log" 2>&1; then
 	exit 1
 fi
 common="--workers 100 --size 64M --page 4k --workload pt-footprint --quiet"
+echo "# head-to-head: booting the patched kernel under QEMU (TCG); the runs take a few minutes (log $out.vm.log)"
+t0=$(date +%s)
 kernel/vm/run.sh --mem 2G --timeout 600 --out "$out" -- sh -c "
 mshare-bench run --backend mshare $common --out /out/mshare.json &&
 mshare-bench run --backend file --path /mnt/pmem $common --out /out/dax4k.json &&
@@ -49,8 +51,25 @@ for how in INT KILL; do
 		[ -z \"\$(ls -A /sys/fs/mshare)\" ] && break; sleep 0.5
 	done
 	ls -A /sys/fs/mshare >/out/stopped-\$how.left; { ls -A /mnt/pmem | grep -v lost+found || true; } >>/out/stopped-\$how.left
-done" >"$out.vm.log" 2>&1
+done" >"$out.vm.log" 2>&1 &
+vm_pid=$!
+trap 'kill -TERM $vm_pid 2>/dev/null; wait $vm_pid; exit 143' TERM INT
+# Progress: when the guest is up, then a line a minute.
+up=0 beat=$t0
+while kill -0 $vm_pid 2>/dev/null; do
+	sleep 2
+	now=$(date +%s)
+	if [ $up = 0 ] && grep -q '@@MSHARE-VM-READY' "$out/console.log" 2>/dev/null; then
+		up=1 beat=$now
+		echo "# head-to-head: guest up after $((now - t0)) s; running the comparisons"
+	elif [ $((now - beat)) -ge 60 ]; then
+		beat=$now
+		echo "# head-to-head: still running ($((now - t0)) s)"
+	fi
+done
+wait $vm_pid
 rc=$?
+trap - TERM INT
 if [ $rc -ne 0 ]; then
 	echo "not ok 1 - head-to-head runs in the guest (run.sh exit $rc, log $out.vm.log)"
 	tail -20 "$out.vm.log" | sed 's/^/# /'
