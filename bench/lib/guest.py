@@ -235,6 +235,14 @@ class _Progress:
                     self.last_beat is None or now - self.last_beat >= self.HEARTBEAT_S):
                 self.last_beat = now
                 _say("guest: still booting (%s; console: %s)" % (_duration(now - self.boot_start), console))
+        # Starts are noted before ends (a run that started and ended since
+        # the last poll gets a short duration, not none), and printed after
+        # them (the estimate then includes the runs that just ended).
+        new_starts = []
+        for line in _read_lines(os.path.join(self.bdir, "started"))[self.started:]:
+            self.started += 1
+            self.run_start[line.strip()] = now
+            new_starts.append((self.started, line.strip()))
         for line in _read_lines(os.path.join(self.bdir, "status"))[self.finished:]:
             self.finished += 1
             parts = line.split()
@@ -246,14 +254,12 @@ class _Progress:
                 self.durations.append((self.workers.get(name, 0), now - t0))
             if parts[2] != "0":
                 _say("  guest %s %s: exit %s" % (parts[0], parts[1], parts[2]))
-        for line in _read_lines(os.path.join(self.bdir, "started"))[self.started:]:
-            self.started += 1
-            self.run_start[line.strip()] = now
-            self.current = line.strip()
+        for i, name in new_starts:
+            self.current = name
             self.last_beat = now
             left = self._left()
             _say("[%d/%d] guest %s  elapsed %s, left %s" % (
-                self.offset + self.started, self.total, line.strip(), _duration(now - self.start),
+                self.offset + i, self.total, name, _duration(now - self.start),
                 "~" + _duration(left) if left is not None else "?"))
         if self.current and self.finished < self.started and now - self.last_beat >= self.HEARTBEAT_S:
             self.last_beat = now
