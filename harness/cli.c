@@ -111,9 +111,11 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 			cli_usage(stdout);
 			return 1;
 		}
-		if (strncmp(argv[i], "--workload=", 11) == 0)
+		/* An empty or missing value is left to the main pass's message. */
+		if (strncmp(argv[i], "--workload=", 11) == 0 && argv[i][11])
 			workload = argv[i] + 11;
-		else if (strcmp(argv[i], "--workload") == 0 && i + 1 < argc)
+		else if (strcmp(argv[i], "--workload") == 0 && i + 1 < argc && argv[i + 1][0] &&
+			 strncmp(argv[i + 1], "--", 2) != 0)
 			workload = argv[i + 1];
 	}
 	if (workload) {
@@ -261,6 +263,10 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 		char inner[200];
 		snprintf(inner, sizeof(inner), "%s", err);
 		snprintf(err, err_len, "--size: %s", inner);
+		return -1;
+	}
+	if (cfg->backend->path_required && !cfg->path) {
+		snprintf(err, err_len, "backend %s needs --path FILE or --path DIR", cfg->backend->name);
 		return -1;
 	}
 	uint64_t page = cfg->backend->page_bytes ? cfg->backend->page_bytes : 4096;

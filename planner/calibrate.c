@@ -124,6 +124,7 @@ static int find_records(const char *path, struct path_list *l)
 
 	if (stat(path, &st) < 0) {
 		fprintf(stderr, "mshare-bench plan: --calibrate: '%s': %s\n", path, strerror(errno));
+		errno = 0; /* said */
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {

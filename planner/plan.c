@@ -165,6 +165,7 @@ struct plan_args {
 	struct plan_request req;
 	bool have_sga, have_processes, have_ram, json, series, have_fraction;
 	const char *calibrate;
+	const char *sga_text;         /* --sga as given, for messages */
 	struct plan_pid_args pid;     /* --pid, --segment, --save-touch-map */
 	const char *touch_map;
 };
@@ -234,6 +235,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 			if (units_parse_size(v, &req->region.size) < 0 || req->region.size == 0)
 				return bad_value("--sga", v, "a size above zero (e.g. 4K, 256M, 300G, 1T)");
 			a->have_sga = true;
+			a->sga_text = v;
 		} else if (is_option(arg, "--processes")) {
 			if (!(v = option_value(argc, argv, &i, "--processes")))
 				return 2;
@@ -327,9 +329,9 @@ static int check_plan_args(struct plan_args *a)
 	/* mmap maps whole 4 KiB pages: a length in bytes rounds up. */
 	req->region.size = units_align_up(size, 4096);
 	if (req->region.addr >= PT_USER_VA_END || req->region.size > PT_USER_VA_END - req->region.addr) {
-		fprintf(stderr, "mshare-bench plan: --sga %llu bytes at --addr 0x%llx ends beyond the 128 TiB "
-			"user address space of 4-level paging\n", (unsigned long long)size,
-			(unsigned long long)req->region.addr);
+		fprintf(stderr, "mshare-bench plan: --sga %s (%llu bytes) at --addr 0x%llx ends beyond the 128 TiB "
+			"user address space of 4-level paging\n", a->sga_text ? a->sga_text : "?",
+			(unsigned long long)size, (unsigned long long)req->region.addr);
 		return 2;
 	}
 	if (!a->have_ram) {

@@ -90,6 +90,9 @@ class Run:
             raise SystemExit("%s: not a run directory (no readable manifest.json)" % path)
         except ValueError as e:
             raise SystemExit("%s: manifest.json is not valid JSON: %s" % (path, e))
+        if not isinstance(self.manifest, dict) or not isinstance(self.manifest.get("points", []), list) or \
+                not all(isinstance(p, dict) and isinstance(p.get("id"), str) for p in self.manifest.get("points", [])):
+            raise SystemExit("%s: manifest.json is not a sweep manifest (no list of points with ids)" % path)
         self.points = self.manifest.get("points", [])
         self.point_by_id = {p["id"]: p for p in self.points}
         self.records = {}  # point id -> list of (repeat, record)
@@ -103,6 +106,8 @@ class Run:
                     record = json.load(f)
             except (OSError, ValueError) as e:
                 raise SystemExit("%s: unreadable record: %s" % (os.path.join(rec_dir, name), e))
+            if not isinstance(record, dict):
+                raise SystemExit("%s: not a run record (a JSON object)" % os.path.join(rec_dir, name))
             self.records.setdefault(m.group("point"), []).append((int(m.group("repeat")), record))
         for reps in self.records.values():
             reps.sort(key=lambda r: r[0])

@@ -53,4 +53,12 @@ check "backends lists mshare as unavailable with the reason" \
 	sh -c '"$1" backends | grep "^mshare" | grep -q "/proc/sys/vm/mshare_size missing\|available"' _ "$BIN"
 check "environment.mshare_available agrees with /proc/sys/vm/mshare_size" \
 	jtest "$out" "r['environment']['mshare_available'] == $( [ -e /proc/sys/vm/mshare_size ] && echo True || echo False)"
+# --help tells the truth about what run accepts.
+help=$("$BIN" run --help)
+missing=""
+for opt in --backend --workers --size --workload --path --addr --page --write --out --csv --seed --duration --ops \
+	--skip-memory-check --quiet --check; do
+	printf '%s' "$help" | grep -q -- "$opt" || missing="$missing $opt"
+done
+check "run --help documents every option${missing:+ (missing:$missing)}" [ -z "$missing" ]
 finish
