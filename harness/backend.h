@@ -77,8 +77,6 @@ struct backend_ops {
 	 * --addr must be multiples of it. 0 = base pages (4 KiB), which the
 	 * kernel may map larger with --page any. */
 	size_t page_bytes;
-	/* The backend cannot run without --path. */
-	bool path_required;
 	/* 0 if usable here; else -1 with a reason in why[]. */
 	int (*probe)(const struct region *r, char *why, size_t why_len);
 	/* 0 on success; else -1 with a message in err[]. */

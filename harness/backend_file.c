@@ -99,7 +99,6 @@ static int file_setup(struct region *r, char *err, size_t err_len)
 const struct backend_ops backend_file = {
 	.name = "file",
 	.data = BACKEND_DATA_FILE,
-	.path_required = true,
 	.description = "MAP_SHARED of a file at --path FILE|DIR (ext4, xfs, DAX); DAX detected with statx",
 	.probe = file_probe,
 	.setup = file_setup,

@@ -265,7 +265,7 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 		snprintf(err, err_len, "--size: %s", inner);
 		return -1;
 	}
-	if (cfg->backend->path_required && !cfg->path) {
+	if (cfg->backend->data == BACKEND_DATA_FILE && !cfg->backend->default_path && !cfg->path) {
 		snprintf(err, err_len, "backend %s needs --path FILE or --path DIR", cfg->backend->name);
 		return -1;
 	}

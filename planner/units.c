@@ -37,7 +37,12 @@ int units_parse_addr(const char *text, uint64_t *addr)
 {
 	char err[256];
 
-	return text && parse_addr(text, addr, err, sizeof(err)) == 0 ? 0 : -1;
+	if (!text)
+		return -1;
+	/* An offset or address may be zero ("0 2M" in a touch map). */
+	if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+		return parse_addr(text, addr, err, sizeof(err)) == 0 ? 0 : -1;
+	return parse_size_or_zero(text, addr, err, sizeof(err)) == 0 ? 0 : -1;
 }
 
 int units_parse_count(const char *text, uint64_t *count)
