@@ -347,8 +347,19 @@ static int probe_one(struct pid_probe *p, pid_t pid, struct probe_proc *out, uin
 		scratch_count = 0;
 		rc = present_runs(fd, buf, v->start, v->end, 0, NULL, &scratch, &scratch_count, &cap_s, &other_bytes);
 		for (size_t k = 0; rc == 0 && k < scratch_count; k++) {
+			static const uint64_t span[3] = { PT_PTE_SPAN, PT_PMD_SPAN, PT_PUD_SPAN };
+
 			count_run(&own, scratch[k].start, scratch[k].end, leaf);
 			count_run(&all, scratch[k].start, scratch[k].end, leaf);
+			for (int lv = 0; lv < 3; lv++) {
+				uint64_t lo = units_align_down(p->seg_start, span[lv]);
+				uint64_t hi = units_align_down(p->seg_end - 1, span[lv]) + span[lv];
+
+				if (scratch[k].start < p->seg_start && scratch[k].end > lo)
+					out->own_at_edges[lv] |= 1;
+				if (scratch[k].end > p->seg_end && scratch[k].start < hi)
+					out->own_at_edges[lv] |= 2;
+			}
 		}
 		/* What lies around the segment: every mapping with access
 		 * rights. Its page-table pages are taken to exist: pages in it

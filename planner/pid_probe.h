@@ -47,6 +47,10 @@ struct probe_proc {
 	/* Page-table pages (PTE, PMD, PUD) implied by presence: the other
 	 * mappings alone, and with the segment. */
 	uint64_t own_pages[3], all_pages[3];
+	/* Per level (PTE, PMD, PUD): bit 0 set when other mappings have pages
+	 * present in the segment's first span (below its start), bit 1 in its
+	 * last span (above its end). */
+	unsigned own_at_edges[3];
 	/* Bytes of other mappings mapped by PMD (THP) or hugetlb: presence
 	 * there needs no PTE page; THP is not seen per span, so the
 	 * reconstruction may count PTE pages that do not exist. */

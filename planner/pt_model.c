@@ -239,6 +239,7 @@ static void leave_out_shared(const struct pt_region *r, uint64_t tend, struct pt
 			if (!why[k] || out >= c->per_process_pages[l])
 				continue;
 			out++;
+			c->left_out_at[l] |= 1u << k;
 			n = snprintf(c->left_out_note + used, sizeof(c->left_out_note) - used,
 				     "%s%s page of 0x%" PRIx64 " (also holds %s at 0x%" PRIx64 ")",
 				     used ? "; " : "", level_text[l], at[k],

@@ -114,6 +114,7 @@ struct pt_cost {
 	/* Page-table pages per process left out of the count because what
 	 * lies around the region needs them anyway (per level), and why. */
 	uint64_t left_out_pages[PT_LEVEL_COUNT];
+	unsigned left_out_at[PT_LEVEL_COUNT];  /* bit 0: the first span's page, bit 1: the last span's */
 	char left_out_note[512];
 	char note[256];               /* what about this region changes the count */
 };
