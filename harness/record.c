@@ -530,7 +530,7 @@ static void test_commit_gate(const char *tmp)
 static int append_csv(const char *path, const char *header, size_t hlen, const char *row, size_t rlen,
 		      char *err, size_t err_len)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		snprintf(err, err_len, "--csv %s: cannot open: %s; no row appended", path, strerror(errno));
 		return -1;

@@ -73,6 +73,19 @@ check "--csv ending in a cut-off row refused before the run (exit $rc): $(cat "$
 	sh -c '[ "$1" -eq 2 ] && grep -q "cut-off row" "$2" && [ ! -e "$3" ] && [ "$(wc -c <"$4")" -eq 4000 ]' _ \
 	"$rc" "$WORK/err" "$WORK/o.json" "$WORK/cut2.csv"
 
+# --- concurrent appends ---------------------------------------------------
+# Four runs append to one new CSV at once: one header, four whole rows.
+for i in 1 2 3 4; do
+	"$BIN" run $run --csv "$WORK/shared.csv" >/dev/null 2>"$WORK/shared$i.err" &
+done
+wait
+check "four runs appending at once: one header and four whole rows" python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+sys.exit(0 if len(rows) == 5 and rows[0][0] == "schema_version" and
+         sum(r[0] == "schema_version" for r in rows) == 1 and all(len(r) == len(rows[0]) for r in rows) else 1)' \
+	"$WORK/shared.csv"
+
 # --- signals at the commit -----------------------------------------------
 # start_gated NAME OUT [args]: a run that waits at its commit for
 # $WORK/NAME.go; sets $pid once its temporary file exists.
