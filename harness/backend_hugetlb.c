@@ -4,8 +4,9 @@
  * pages the region needs from the pool (raising nr_hugepages for this
  * size if needed) and allocates them all with fallocate, so a worker can
  * never hit SIGBUS on a missing page; teardown closes the memfd and gives
- * back what setup added. The memfd has no name: nothing to clean up on
- * disk. MAP_SHARED hugetlb mappings whose 1 GiB-aligned ranges lie wholly
+ * back what setup added. Runs at once and runs that die are handled in
+ * hugepool.c (a lock, and a ledger of what each run added). The memfd has
+ * no name: nothing to clean up on disk. MAP_SHARED hugetlb mappings whose 1 GiB-aligned ranges lie wholly
  * inside the region share PMD pages between processes (huge_pmd_share).
  */
 #include <errno.h>
@@ -51,21 +52,17 @@ static int hugetlb_probe(const struct region *r, char *why, size_t why_len)
 	return 0;
 }
 
-static int hugetlb_setup(struct region *r, char *err, size_t err_len)
-{
-	size_t page = page_bytes_of(r);
-	unsigned log2 = (unsigned)__builtin_ctzl(page);
-	struct fd_backing *b = fd_backing_new(r, err, err_len);
+/* This run's hold on the pool: one region per process, given back by
+ * teardown. */
+static struct hugepool_claim claim = { .lock_fd = -1 };
 
-	if (!b)
-		return -1;
-	r->backend_page_bytes = page;
-	if (r->size % page) {
-		snprintf(err, err_len, "--size %zu is not a multiple of the %zu kB huge page", r->size, page / 1024);
-		return -1;
-	}
-	long pages = (long)(r->size / page);
-	if (hugepool_reserve(page, pages, &r->hugepages_reserved, err, err_len))
+/* Under the pool lock: reserve the pages and allocate them all. */
+static int hugetlb_allocate(struct region *r, struct fd_backing *b, long pages, char *err, size_t err_len)
+{
+	size_t page = claim.page_bytes;
+	unsigned log2 = (unsigned)__builtin_ctzl(page);
+
+	if (hugepool_reserve(&claim, pages, err, err_len))
 		return -1;
 	b->fd = memfd_create("mshare-bench", MFD_HUGETLB | (log2 << MFD_HUGE_SHIFT_));
 	if (b->fd < 0) {
@@ -76,26 +73,51 @@ static int hugetlb_setup(struct region *r, char *err, size_t err_len)
 		snprintf(err, err_len, "cannot size the hugetlb memfd to %zu bytes: %s", r->size, strerror(errno));
 		return -1;
 	}
-	/* Another process may take free pages between the reservation and
-	 * the allocation: raise the pool by what is still missing and retry
-	 * (the pages already allocated stay in the file). */
+	/* A process that does not take the lock (another tool, an older
+	 * mshare-bench) may take free pages before the allocation: raise the
+	 * pool by what is still missing and retry (the pages already
+	 * allocated stay in the file). */
 	for (int attempt = 1;; attempt++) {
 		if (fallocate(b->fd, 0, 0, (off_t)r->size) == 0)
 			break;
 		int e = errno;
 		struct stat st;
-		long have = 0, more = 0;
+		long have = 0;
 		if (fstat(b->fd, &st) == 0)
 			have = (long)((uint64_t)st.st_blocks * 512 / page);
-		if (e != ENOSPC || attempt == 5 ||
-		    hugepool_reserve(page, pages - have, &more, err, err_len) != 0) {
+		if (e != ENOSPC || attempt == 5 || hugepool_reserve(&claim, pages - have, err, err_len) != 0) {
 			snprintf(err, err_len, "cannot allocate %ld huge pages of %zu kB for the region (%ld allocated, "
-				 "%ld added to the pool): %s", pages, page / 1024, have, r->hugepages_reserved,
-				 strerror(e));
+				 "%ld added to the pool): %s", pages, page / 1024, have, claim.added, strerror(e));
 			return -1;
 		}
-		r->hugepages_reserved += more;
 	}
+	return 0;
+}
+
+static int hugetlb_setup(struct region *r, char *err, size_t err_len)
+{
+	size_t page = page_bytes_of(r);
+	struct fd_backing *b = fd_backing_new(r, err, err_len);
+
+	if (!b)
+		return -1;
+	r->backend_page_bytes = page;
+	if (r->size % page) {
+		snprintf(err, err_len, "--size %zu is not a multiple of the %zu kB huge page", r->size, page / 1024);
+		return -1;
+	}
+	long pages = (long)(r->size / page);
+	/* From the check of what is free until the pages are allocated to
+	 * the memfd, no other run may count the same free pages: the pool
+	 * lock is held across both. */
+	hugepool_claim_init(&claim, page);
+	if (hugepool_lock(&claim, err, err_len) != 0)
+		return -1;
+	int rc = hugetlb_allocate(r, b, pages, err, err_len);
+	r->hugepages_reserved = claim.added;
+	hugepool_unlock(&claim); /* before any fork: a child must not hold it */
+	if (rc != 0)
+		return -1;
 	snprintf(r->backing, sizeof(r->backing), "memfd (MFD_HUGETLB, %zu kB pages)", page / 1024);
 	snprintf(r->fs_type, sizeof(r->fs_type), "hugetlbfs");
 	return 0;
@@ -103,10 +125,8 @@ static int hugetlb_setup(struct region *r, char *err, size_t err_len)
 
 static void hugetlb_teardown(struct region *r)
 {
-	long added = r->hugepages_reserved;
-
 	backend_fd_teardown(r); /* closes the memfd: its pages go back to the pool */
-	hugepool_release(page_bytes_of(r), added);
+	hugepool_release(&claim);
 	r->hugepages_reserved = 0;
 }
 

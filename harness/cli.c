@@ -19,6 +19,7 @@ void cli_usage(FILE *out)
 "       mshare-bench workloads     list workloads and their options\n"
 "       mshare-bench plan ...      capacity planner\n"
 "       mshare-bench selftest-bench [--workers N] [--size S]   harness overhead figures\n"
+"       mshare-bench cleanup       give back huge pages that killed runs left in the pool\n"
 "\n"
 "run: fork N workers that each map one shared region at a fixed address, run a\n"
 "workload on it, and measure page-table memory and first-touch fault latency.\n"

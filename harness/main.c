@@ -5,6 +5,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "environment.h"
+#include "hugepool.h"
 #include "mshare_detect.h"
 #include "plan.h"
 #include "run.h"
@@ -56,6 +57,8 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "run") == 0)
 		return run_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "cleanup") == 0)
+		return hugepool_cleanup_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "backends") == 0)
 		return list_backends();
 	if (strcmp(cmd, "workloads") == 0)

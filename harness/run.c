@@ -344,6 +344,9 @@ int run_main(int argc, char **argv)
 		fprintf(stderr, "mshare-bench run: backend %s is not usable here: %s\n", cfg->backend->name, err);
 		return 1;
 	}
+	/* Huge pages that runs killed earlier left in the pool go back first
+	 * (they would count as taken memory in the checks below). */
+	hugepool_recover(stderr, "mshare-bench run: ");
 	if (preflight_check(rs, err, sizeof(err)) != 0) {
 		fprintf(stderr, "mshare-bench run: pre-flight: %s\n", err);
 		return 1;
@@ -353,6 +356,7 @@ int run_main(int argc, char **argv)
 		return 1;
 	}
 	install_signal_handlers();
+	hugepool_set_stop_flag(&stop_signal);
 	rs->parent_pid = getpid();
 	/* If memory runs out, the kernel must kill workers, not the parent
 	 * that records how many it killed. Workers set their own back to 0. */
