@@ -23,6 +23,24 @@ $(BUILD)/tests/planner/test-json-read: tests/planner/test_json_read.c $(PLANNER_
 test-build:: $(BUILD)/tests/planner/plan-driver $(BUILD)/tests/planner/test-pt-model \
 	$(BUILD)/tests/planner/test-json-read
 
+# The same with AddressSanitizer + UBSan (as in tests/tests.mk): the model's unit test runs as test-pt-model-asan, the
+# driver serves plan --pid in tests/planner/pid-postgres.sh.
+# (tests/tests.mk is read after this file: the same two settings here.)
+PLANNER_ASAN_SRCS := $(PLANNER_SRCS) harness/parse.c
+SANITIZE_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SANITIZE_OK ?= $(shell echo 'int main(void){return 0;}' | $(CC) $(SANITIZE_FLAGS) -x c - -o /dev/null 2>/dev/null && echo yes)
+ifeq ($(SANITIZE_OK),yes)
+$(BUILD)/tests/planner/test-pt-model-asan: tests/planner/test_pt_model.c $(PLANNER_ASAN_SRCS) planner/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -O1 $(SANITIZE_FLAGS) -Iplanner -o $@ $< $(PLANNER_ASAN_SRCS) -lm
+
+$(BUILD)/tests/planner/plan-driver-asan: tests/planner/plan_driver.c $(PLANNER_ASAN_SRCS) planner/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -O1 $(SANITIZE_FLAGS) -Iplanner -o $@ $< $(PLANNER_ASAN_SRCS) -lm
+
+test-build:: $(BUILD)/tests/planner/test-pt-model-asan $(BUILD)/tests/planner/plan-driver-asan
+endif
+
 .PHONY: plan-plot
 plan-plot: $(BIN)
 	@mkdir -p $(BUILD)/plots

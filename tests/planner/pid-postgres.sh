@@ -206,6 +206,19 @@ if start_pg off; then
 			grep -q "access: not root" "$tmp/owner.txt" && [ $rc = 0 ]
 			check $? "4k: plan --pid as the server's owner ($pguser, not root) works and says so"
 		fi
+		# Under AddressSanitizer + UBSan (the planner's own driver).
+		if [ -x build/tests/planner/plan-driver-asan ]; then
+			build/tests/planner/plan-driver-asan --pid "$pg_pid" --processes 100 --json \
+				>"$tmp/asan.json" 2>"$tmp/asan.err"
+			rc=$?
+			[ $rc = 0 ] && ! grep -q "Sanitizer" "$tmp/asan.err" && python3 -m json.tool "$tmp/asan.json" >/dev/null
+			check $? "4k: plan --pid under ASan/UBSan: clean, valid JSON (rc=$rc)"
+		else
+			skip "4k: plan --pid under ASan/UBSan" "no sanitizer build here"
+		fi
+		"$BIN" plan --pid "$pg_pid" --processes 3 >/dev/null 2>"$tmp/few.err"
+		[ $? = 2 ] && grep -q "fewer than the 25 processes" "$tmp/few.err"
+		check $? "4k: --processes below the processes running now is refused, naming both"
 		set -- $backend_pids
 		"$BIN" plan --pid "$1" --mode 4k >"$tmp/backend.txt" 2>&1 &&
 			grep -q "1 process(es) map it" "$tmp/backend.txt" &&

@@ -261,6 +261,29 @@ int main(void)
 		}
 	}
 
+	/* plan --pid's projection: 4 processes measured (their page tables
+	 * given whole), 6 added, each 34 region pages (64 MiB at 2T) + 30
+	 * pages of its own: 4 x 262144 + 6 x 262144 = 2621440 B. RAM 1 GiB
+	 * with the 64 MiB region: 4 + (1 GiB - 1 MiB - 64 MiB) / 256 KiB =
+	 * 4 + 3836 = 3840 processes. */
+	{
+		struct pt_region r = { .addr = T2, .size = 64 * MIB, .touch_fraction = 1 };
+		struct capacity_inputs in = { .processes = 10, .ram_bytes = GIB, .measured_processes = 4,
+					      .measured_pt_bytes = 4 * 262144, .own_pt_bytes_per_process = 30 * 4096 };
+		struct capacity cap;
+		struct pt_cost c;
+		char err[256];
+
+		pt_model(PT_MODE_4K, &r, &c, err, sizeof(err));
+		capacity_compute(&c, &in, &cap);
+		check_u64(cap.pt_per_process_bytes, 64 * 4096, "measured: an added process costs region + own pages");
+		check_u64(cap.pt_total_bytes, 2621440, "measured: 4 processes as measured + 6 added");
+		check_u64(cap.max_processes, 3840, "measured: max processes counts the measured ones");
+		in.processes = 4;
+		capacity_compute(&c, &in, &cap);
+		check_u64(cap.pt_total_bytes, 4 * 262144, "measured: at the measured count, exactly what was measured");
+	}
+
 	/* Size and count parsing. */
 	{
 		uint64_t v;
