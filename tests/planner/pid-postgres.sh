@@ -34,18 +34,33 @@ BACKENDS=20
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/plan-pg.XXXXXX") || exit 2
 data="$tmp/data" pg_pid="" hp_added=0 run_pid=""
 as_pg() { "$@"; }
+# The suite's hugepage pool lock (harness/hugepool.c, README "The hugepage
+# pool"): held while counting free pages until they are allocated, and while
+# giving pages back.
+POOL_LOCK=/run/mshare-bench/hugepool.lock
+pool_lock() { mkdir -p /run/mshare-bench && exec 9>>"$POOL_LOCK" && flock -w 300 9; }
+pool_unlock() { flock -u 9 2>/dev/null; exec 9>&-; }
+pool_available() { awk '/HugePages_Free/ {f = $2} /HugePages_Rsvd/ {r = $2} END {print f - r}' /proc/meminfo; }
+# Give back what this test added, never more than is free (the pool does
+# not drop below what others hold). 0 when nothing of ours is left.
+give_back() {
+	[ "$hp_added" -gt 0 ] || return 0
+	pool_lock || return 1
+	n=$(pool_available)
+	[ "$n" -gt "$hp_added" ] && n=$hp_added
+	if [ "$n" -gt 0 ] && echo $(($(cat "$HP") - n)) >"$HP" 2>/dev/null; then
+		hp_added=$((hp_added - n))
+	fi
+	pool_unlock
+	[ "$hp_added" -eq 0 ]
+}
 cleanup() {
 	if [ -n "$pg_pid" ] && [ -f "$data/postmaster.pid" ]; then
 		as_pg "$PGBIN/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 ||
 			kill -9 "$pg_pid" 2>/dev/null
 	fi
 	[ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null && wait "$run_pid" 2>/dev/null
-	if [ "$hp_added" -gt 0 ]; then
-		# Give back exactly what was added (others may use the pool too).
-		cur=$(cat "$HP")
-		echo $((cur - hp_added)) >"$HP" 2>/dev/null
-		hp_added=0
-	fi
+	give_back
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -259,27 +274,29 @@ else
 	need=$(as_pg "$PGBIN/postgres" -D "$data" -C shared_memory_size_in_huge_pages \
 		-c shared_buffers=128MB -c max_connections=40 -c huge_pages=on 2>/dev/null)
 	case "$need" in ''|*[!0-9]*) need="" ;; esac
-	before=$(cat "$HP")
-	free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
 	if [ -z "$need" ]; then
 		skip "hugetlb-2m: plan --pid with huge_pages=on" "postgres -C shared_memory_size_in_huge_pages gave no count"
+	elif ! pool_lock; then
+		skip "hugetlb-2m: plan --pid with huge_pages=on" "the hugepage pool lock $POOL_LOCK was held by another job for 5 minutes"
 	else
-		# Add what the server needs even when pages look free: another
-		# job may be using the pool at the same time.
-		add=$((need + 2))
-		echo $((before + add)) >"$HP" 2>/dev/null
+		# Under the suite's pool lock (as `mshare-bench run` takes it),
+		# from counting the free pages until the server has its pages:
+		# raise the pool by the shortfall only.
+		before=$(cat "$HP")
+		add=$((need - $(pool_available)))
+		[ "$add" -lt 0 ] && add=0
+		[ "$add" -gt 0 ] && echo $((before + add)) >"$HP" 2>/dev/null
 		hp_added=$(($(cat "$HP") - before))
 		[ "$hp_added" -lt 0 ] && hp_added=0
-		echo "# 2 MiB pool: $before -> $(cat "$HP") (server needs $need)"
-		if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -lt "$need" ]; then
+		echo "# 2 MiB pool: $before -> $(cat "$HP") (server needs $need, $hp_added added)"
+		if [ "$(pool_available)" -lt "$need" ]; then
+			pool_unlock
 			skip "hugetlb-2m: plan --pid with huge_pages=on" "could not reserve $need 2 MiB pages (memory)"
 		elif ! start_pg on; then
-			if grep -q "could not map anonymous shared memory" "$tmp/server.log"; then
-				skip "hugetlb-2m: server start with huge_pages=on" "the 2 MiB pages were taken by another process before the server mapped them"
-			else
-				not_ok "server started (huge_pages=on)"
-			fi
+			pool_unlock
+			not_ok "server started (huge_pages=on)"
 		else
+			pool_unlock
 			ok "server started (huge_pages=on, pid $pg_pid, $need 2 MiB pages)"
 			if backends_read; then
 				ok "hugetlb-2m: $BACKENDS backends read every table and stay connected"
@@ -289,19 +306,11 @@ else
 			fi
 			stop_pg
 		fi
-		# Give back exactly what was added; another job may change the
-		# pool meanwhile, so the check is on our subtraction.
-		added=$hp_added target=$(cat "$HP")
-		if [ "$hp_added" -gt 0 ]; then
-			target=$(($(cat "$HP") - hp_added))
-			echo "$target" >"$HP"
-			hp_added=0
-		fi
-		now=$(cat "$HP")
-		if [ "$now" = "$target" ]; then
-			ok "hugetlb-2m: the $added 2 MiB pages added are given back (pool $before before, $now now$([ "$now" = "$before" ] || echo ": another job changed it meanwhile"))"
+		added=$hp_added
+		if give_back; then
+			ok "hugetlb-2m: the $added 2 MiB page(s) added are given back (pool $before before, $(cat "$HP") now)"
 		else
-			not_ok "hugetlb-2m: the $added 2 MiB pages added are given back (pool should be $target, is $now)"
+			not_ok "hugetlb-2m: the $added 2 MiB page(s) added are given back ($hp_added left: in use)"
 		fi
 	fi
 fi
