@@ -285,11 +285,13 @@ static int recover_entry(const char *path, struct entry *e, FILE *report, const 
 	if (give > 0) {
 		e->pending = -give;
 		e->from = now;
+		kill_point("hugepool-giving");
 		if (entry_write(path, e) != 0 || pool_set(page, now - give) != 0) {
 			note(report, prefix, "cannot give back the %ld huge pages of %lu kB left by dead run %ld (%s): %s",
 			     owed, e->page_kb, e->pid, path, strerror(errno));
 			return 1;
 		}
+		kill_point("hugepool-given");
 		long after = pool_persistent(page);
 		long made = after >= 0 && after <= now ? now - after : 0;
 		e->added -= made;
@@ -349,16 +351,25 @@ static int recover_locked(FILE *report, const char *prefix)
 	return left;
 }
 
-/* Entries (other than our own) in the ledger, without locking. */
-static int ledger_entries(void)
+/* Entries in the ledger that are not live runs' (dead, unreadable, of an
+ * earlier boot, temporary files), read without locking. */
+static int ledger_unsettled(void)
 {
 	DIR *d = opendir(HUGEPOOL_LEDGER_DIR);
 	struct dirent *de;
+	char my_boot[40];
 	int n = 0;
 	if (!d)
 		return 0;
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
+	boot_id(my_boot, sizeof(my_boot));
+	while ((de = readdir(d))) {
+		char path[512];
+		struct entry e;
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", HUGEPOOL_LEDGER_DIR, de->d_name);
+		n += entry_read(path, &e) != 0 || strcmp(e.boot, my_boot) != 0 || !entry_alive(&e);
+	}
 	closedir(d);
 	return n;
 }
@@ -368,7 +379,8 @@ int hugepool_recover(FILE *report, const char *prefix)
 	struct hugepool_claim c;
 	char err[256];
 
-	if (ledger_entries() == 0)
+	/* Only live runs' entries (or none): nothing to do, no lock to wait for. */
+	if (ledger_unsettled() == 0)
 		return 0;
 	if (geteuid() != 0) {
 		/* Cannot change the pool: say what is left, if anything is dead. */
@@ -539,6 +551,7 @@ void hugepool_release(struct hugepool_claim *c)
 		e.pending = -give;
 		e.from = now;
 		if (entry_write(c->ledger, &e) == 0 && pool_set(page, now - give) == 0) {
+			kill_point("hugepool-given");
 			long after = pool_persistent(page);
 			c->added -= after >= 0 && after <= now ? now - after : 0;
 		}

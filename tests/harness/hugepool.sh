@@ -37,7 +37,7 @@ restore() {
 }
 FAKES=""
 trap restore EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE
 
 # Another process using the pool at the same moment makes "back to its
 # value" unprovable: skip then, as check_pool does.
@@ -136,6 +136,24 @@ kill_case hugepool-ledger cleanup
 kill_case hugepool-raised cleanup
 kill_case hugepool-added cleanup
 kill_case hugepool-release next-run
+kill_case hugepool-given cleanup
+
+# SIGKILL of cleanup itself while it gives back a dead run's pages: the
+# next cleanup still gives back exactly what is owed, no more.
+for point in hugepool-giving hugepool-given; do
+	a0=$(avail); [ "$a0" -lt 0 ] && a0=0
+	MSHARE_BENCH_KILL_AT=hugepool-added "$BIN" run --backend hugetlb-2m --workers 2 --size $(((a0 + 64) * 2))M \
+		--workload pt-footprint --quiet --out "$WORK/kc-$point.json" 2>/dev/null
+	left=$(pool)
+	MSHARE_BENCH_KILL_AT=$point "$BIN" cleanup >/dev/null 2>&1
+	rc=$?
+	check "cleanup SIGKILLed at $point (exit $rc) leaves the entry" ev '[ $rc -eq 137 ] && [ "$(ledger_count)" -eq 1 ]'
+	"$BIN" cleanup >"$WORK/kc-$point.out" 2>&1
+	rc=$?
+	check "... the next cleanup exits 0: $(tr '\n' ' ' <"$WORK/kc-$point.out")" [ $rc -eq 0 ]
+	pool_is "... pool back from $left to $orig" "$orig"
+	quiet_check "... ledger empty" [ "$(ledger_count)" -eq 0 ]
+done
 
 # SIGKILL by timing: as soon as the pool has grown (set-up under way).
 # (Background runs are not wrapped in timeout: the pid must be the run's.)
