@@ -114,6 +114,10 @@ static bool read_comm_ppid(pid_t pid, char *comm, size_t len, pid_t *ppid)
 		return false;
 	*close_p = '\0';
 	snprintf(comm, len, "%s", open_p + 1);
+	/* A process names itself: no control characters in a table. */
+	for (char *c = comm; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	*ppid = pp;
 	return true;
 }

@@ -326,15 +326,18 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 			busy, busy ? busy_vmpte / (double)busy : 0, group_touched_bytes,
 			pm[most].cost.touched_spans[PT_LEVEL_PTE], pm[least].cost.touched_spans[PT_LEVEL_PTE]);
 		fprintf(out, "    \"per_process\": [");
-		for (size_t i = 0; i < p.proc_count; i++)
-			fprintf(out, "%s\n      {\"pid\": %d, \"comm\": \"%s\", \"vmpte_bytes\": %" PRId64
+		for (size_t i = 0; i < p.proc_count; i++) {
+			fprintf(out, "%s\n      {\"pid\": %d, \"comm\": ", i ? "," : "", (int)p.procs[i].pid);
+			plan_json_string(out, p.procs[i].comm);
+			fprintf(out, ", \"vmpte_bytes\": %" PRId64
 				", \"touched_bytes\": %" PRIu64 ", \"touched_spans_2m\": %" PRIu64
 				", \"segment_model_bytes\": %" PRIu64 ", \"segment_presence_bytes\": %" PRIu64
 				", \"own_bytes\": %" PRIu64 ", \"own_presence_bytes\": %" PRIu64
-				", \"model_vmpte_bytes\": %" PRIu64 ", \"busy\": %s}", i ? "," : "",
-				(int)p.procs[i].pid, p.procs[i].comm, p.procs[i].vmpte_bytes, p.procs[i].touched_bytes,
+				", \"model_vmpte_bytes\": %" PRIu64 ", \"busy\": %s}",
+				p.procs[i].vmpte_bytes, p.procs[i].touched_bytes,
 				pm[i].cost.touched_spans[PT_LEVEL_PTE], pm[i].seg_bytes, pm[i].share_bytes, pm[i].own_bytes,
 				pm[i].recon_own_bytes, pm[i].model_vmpte_bytes, pm[i].busy ? "true" : "false");
+		}
 		fprintf(out, "]},\n");
 		fprintf(out, "  \"model_check\": {\"kind\": \"model\", \"mode\": \"%s\", \"vmpte_sum_model_bytes\": %.0f, "
 			"\"vmpte_sum_measured_bytes\": %.0f, \"error_pct\": %.4f, \"left_out_pages_per_process\": %"
@@ -394,8 +397,8 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 		busy, BUSY_SHARE * 100, pm[most].cost.touched_spans[PT_LEVEL_PTE], seg_spans, FMT(group_touched_bytes),
 		FMT(size), (double)group_touched_bytes / (double)size, (int)p.procs[least].pid, p.procs[least].comm,
 		pm[least].cost.touched_spans[PT_LEVEL_PTE],
-		pm[least].cost.touched_spans[PT_LEVEL_PTE] ? " (touched by starting or connecting alone: part of "
-		"every process's cost, not of a baseline)" : "");
+		pm[least].cost.touched_spans[PT_LEVEL_PTE] ? " (spans a process touches without doing work, on "
+		"starting or connecting, are part of every process's cost, not of a baseline)" : "");
 	fprintf(out, "  page tables the present pages need, by the paging rules: %s (segment %s, PTE %" PRIu64
 		", PMD %" PRIu64 ", PUD %" PRIu64 " pages of it)\n", FMT((uint64_t)sum_recon), FMT((uint64_t)sum_share),
 		seg_pages[0], seg_pages[1], seg_pages[2]);
