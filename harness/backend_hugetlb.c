@@ -125,6 +125,9 @@ static int hugetlb_setup(struct region *r, char *err, size_t err_len)
 
 static void hugetlb_teardown(struct region *r)
 {
+	/* Under the lock from freeing the pages to giving back what this run
+	 * added: no other run may take them for free pool pages meanwhile. */
+	hugepool_lock_to_release(&claim);
 	backend_fd_teardown(r); /* closes the memfd: its pages go back to the pool */
 	hugepool_release(&claim);
 	r->hugepages_reserved = 0;

@@ -523,6 +523,19 @@ int hugepool_reserve(struct hugepool_claim *c, long pages, char *err, size_t err
 	return 0;
 }
 
+int hugepool_lock_to_release(struct hugepool_claim *c)
+{
+	char err[256];
+
+	if (c->added <= 0 || c->lock_fd >= 0)
+		return 0;
+	if (lock_take(c, false, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mshare-bench: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 void hugepool_release(struct hugepool_claim *c)
 {
 	char err[256];

@@ -57,6 +57,11 @@ void hugepool_unlock(struct hugepool_claim *c);
  * shortfall; c->added grows by what was added. 0, or -1 with a message
  * (nothing added then). */
 int hugepool_reserve(struct hugepool_claim *c, long pages, char *err, size_t err_len);
+/* Take the lock (whatever stop was asked) before freeing the pages the
+ * claim added, so that no other run counts them as free before they are
+ * given back; nothing to do when the claim added none. 0, or -1 (said on
+ * stderr; hugepool_release then leaves them to the ledger). */
+int hugepool_lock_to_release(struct hugepool_claim *c);
 /* Give back what the claim added (takes the lock itself unless held) and
  * remove its ledger entry. What cannot be given back now stays in the
  * ledger for the next run or `mshare-bench cleanup`. */
