@@ -177,10 +177,10 @@ pool_is "SIGKILL during set-up: pool back from $grown to $orig" "$orig"
 quiet_check "SIGKILL during set-up: ledger empty" [ "$(ledger_count)" -eq 0 ]
 
 # SIGKILL with workers up: the parent is stopped as soon as 60 of its 200
-# workers exist (so the kill lands mid-run however fast the run is), then
-# killed.
+# workers exist, then killed (the workload lasts 120 s: the kill lands
+# mid-run however slow the set-up is).
 children() { pgrep -P "$1"; }
-"$BIN" run --backend hugetlb-2m --workers 200 --size 1G --workload touch --addr 0x20000200000 --quiet \
+"$BIN" run --backend hugetlb-2m --workers 200 --size 1G --workload sga-read --duration 120s --quiet \
 	--out "$WORK/kill-workers.json" 2>"$WORK/kill-workers.err" &
 pid=$!
 BG=$pid
