@@ -145,7 +145,6 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 		memcpy(name, arg + 2, nlen - 2);
 		name[nlen - 2] = '\0';
 
-		/* Flags first. */
 		/* Every option once: a repeat is a mistake, not an override. */
 		for (int k = 0; k < nseen; k++) {
 			if (strcmp(seen[k].name, name) == 0) {
@@ -158,10 +157,14 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 				return -1;
 			}
 		}
-		if (nseen < (int)(sizeof(seen) / sizeof(seen[0]))) {
-			snprintf(seen[nseen].name, sizeof(seen[nseen].name), "%s", name);
-			seen[nseen].value = NULL;
+		/* Known names are far fewer than the slots; an unknown one ends
+		 * the parse below. */
+		int slot = nseen < (int)(sizeof(seen) / sizeof(seen[0])) ? nseen++ : -1;
+		if (slot >= 0) {
+			snprintf(seen[slot].name, sizeof(seen[slot].name), "%s", name);
+			seen[slot].value = NULL;
 		}
+		/* Flags first. */
 		if (strcmp(name, "write") == 0 || strcmp(name, "skip-memory-check") == 0 ||
 		    strcmp(name, "quiet") == 0 || strcmp(name, "check") == 0) {
 			if (eq) {
@@ -176,7 +179,6 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 				cfg->quiet = true;
 			else
 				cfg->check_only = true;
-			nseen++;
 			continue;
 		}
 		if (!known_option(name, cfg->workload)) {
@@ -188,8 +190,8 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 		const char *v = option_value(argc, argv, &i, eq, err, err_len);
 		if (!v)
 			return -1;
-		if (nseen < (int)(sizeof(seen) / sizeof(seen[0])))
-			seen[nseen++].value = v;
+		if (slot >= 0)
+			seen[slot].value = v;
 		if (!*v) {
 			snprintf(err, err_len, "option --%s has an empty value", name);
 			return -1;
