@@ -12,11 +12,20 @@
 # patched content differs are rewritten in the tree, so make rebuilds just
 # what depends on them.
 #
-# Usage: kernel/build.sh            build (or reuse) and print the image path
-#        kernel/build.sh --clean    remove build/kernel (the cache stays)
-#        kernel/build.sh --purge    also remove the whole cache directory
+# Two flavours, each with its own build tree in the cache (so building one
+# never forces a rebuild of the other) and one shared ccache:
+#   normal  mshare.config                 -> build/kernel/bzImage,       $CACHE/tree
+#   debug   mshare.config + debug.config  -> build/kernel-debug/bzImage, $CACHE/tree-debug
+#           (KASAN, lockdep, DEBUG_VM, SLUB debug, PAGE_TABLE_CHECK, hung tasks)
+#
+# Usage: kernel/build.sh [--debug]          build (or reuse) and print the image path
+#        kernel/build.sh [--debug] --clean  remove build/kernel[-debug] (the cache stays)
+#        kernel/build.sh --purge            also remove the whole cache directory
 # Environment: MSHARE_KERNEL_CACHE  cache directory
 #              MSHARE_KERNEL_JOBS   make -j value (default 2)
+#              MSHARE_KERNEL_FLAVOUR  normal or debug (--debug wins)
+#              (make kernel DEBUG=1 or FLAVOUR=debug sets it)
+#              MSHARE_KERNEL_PROGRESS  seconds between progress lines (default 30)
 set -euo pipefail
 
 die() { echo "kernel/build.sh: error: $*" >&2; exit 1; }
@@ -24,7 +33,6 @@ note() { echo "kernel/build.sh: $*" >&2; }
 
 KERNEL_DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$KERNEL_DIR")
-OUT=$REPO/build/kernel
 CACHE=${MSHARE_KERNEL_CACHE:-/var/cache/mshare-bench/kernel}
 JOBS=${MSHARE_KERNEL_JOBS:-2}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
@@ -32,18 +40,43 @@ SRC_PKG=linux-source-6.1
 TOPDIR=linux-source-6.1            # top directory inside the tarball
 PATCHES=$KERNEL_DIR/patches
 SERIES=$PATCHES/series
-FRAGMENT=$KERNEL_DIR/config/mshare.config
 KMAKE=(make -s ARCH=x86_64)
+PROGRESS=${MSHARE_KERNEL_PROGRESS:-30}
 
-case "${1:-}" in
---clean) rm -rf "$OUT"; echo "removed $OUT"; exit 0 ;;
---purge) rm -rf "$OUT" "$CACHE"; echo "removed $OUT and $CACHE"; exit 0 ;;
-"") ;;
-*) die "unknown argument '$1' (expected --clean or --purge)" ;;
+flavour=${MSHARE_KERNEL_FLAVOUR:-}
+action=build
+for arg in "$@"; do
+	case "$arg" in
+	--debug) flavour=debug ;;
+	--clean) action=clean ;;
+	--purge) action=purge ;;
+	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument '$arg' (expected --debug, --clean or --purge)" ;;
+	esac
+done
+case "${flavour:-normal}" in
+normal)
+	flavour=normal
+	OUT=$REPO/build/kernel
+	FRAGMENTS=("$KERNEL_DIR/config/mshare.config")
+	TREE_BASE=$CACHE/tree LOCK=$CACHE/lock STAGE=$CACHE/stage tag= ;;
+debug)
+	OUT=$REPO/build/kernel-debug
+	FRAGMENTS=("$KERNEL_DIR/config/mshare.config" "$KERNEL_DIR/config/debug.config")
+	TREE_BASE=$CACHE/tree-debug LOCK=$CACHE/lock-debug STAGE=$CACHE/stage-debug tag=-debug ;;
+*) die "MSHARE_KERNEL_FLAVOUR='$flavour' (expected normal or debug)" ;;
+esac
+case "$action" in
+clean) rm -rf "$OUT"; echo "removed $OUT"; exit 0 ;;
+purge) rm -rf "$REPO/build/kernel" "$REPO/build/kernel-debug" "$CACHE"
+	echo "removed $REPO/build/kernel, $REPO/build/kernel-debug and $CACHE"; exit 0 ;;
 esac
 
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || die "MSHARE_KERNEL_JOBS='$JOBS' is not a positive integer"
-[[ -f $FRAGMENT ]] || die "config fragment $FRAGMENT is missing"
+[[ $PROGRESS =~ ^[1-9][0-9]*$ ]] || die "MSHARE_KERNEL_PROGRESS='$PROGRESS' is not a positive number of seconds"
+for f in "${FRAGMENTS[@]}"; do
+	[[ -f $f ]] || die "config fragment $f is missing"
+done
 
 # ---- build dependencies (installed with apt only when missing) ----
 need_pkgs=()
@@ -51,8 +84,11 @@ for p in $SRC_PKG bc flex bison libelf-dev libssl-dev ccache dwarves gcc make xz
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || need_pkgs+=("$p")
 done
 if ((${#need_pkgs[@]})); then
-	note "installing ${need_pkgs[*]}"
-	apt-get install -y "${need_pkgs[@]}" >&2 || die "apt-get install ${need_pkgs[*]} failed"
+	# Another apt/dpkg (an other clone's build, unattended-upgrades) may hold
+	# the dpkg lock: wait for it instead of failing at once.
+	note "installing ${need_pkgs[*]} (waiting up to 10 min if another apt/dpkg holds the dpkg lock)"
+	apt-get -o DPkg::Lock::Timeout=600 install -y "${need_pkgs[@]}" >&2 ||
+		die "apt-get install ${need_pkgs[*]} failed"
 fi
 [[ -f $TARBALL ]] || die "$TARBALL is missing after installing $SRC_PKG"
 
@@ -72,7 +108,7 @@ fi
 src_version=$(dpkg-query -W -f='${Version}' $SRC_PKG)
 key=$( {
 	echo "source $SRC_PKG $src_version $(stat -c %s "$TARBALL")"
-	sha256sum "$FRAGMENT" "$0" | cut -d' ' -f1
+	sha256sum "${FRAGMENTS[@]}" "$0" | cut -d' ' -f1
 	for p in "${series[@]}"; do echo "$p"; sha256sum <"$PATCHES/$p"; done
 } | sha256sum | cut -c1-16)
 
@@ -90,14 +126,19 @@ publish() {
 }
 
 if [[ -f $IMAGES/$key/bzImage && -f $IMAGES/$key/config ]]; then
-	note "up to date (key $key, ${#series[@]} patches, cached in $IMAGES/$key)"
+	note "up to date ($flavour flavour, key $key, ${#series[@]} patches, cached in $IMAGES/$key)"
 	publish
 	exit 0
 fi
 
 mkdir -p "$CACHE" || die "cannot create cache directory $CACHE (set MSHARE_KERNEL_CACHE)"
-exec 9>"$CACHE/lock"
-flock 9
+# One lock per flavour (its tree and staging area): the normal and the debug
+# build may run at the same time; ccache and images/ are safe to share.
+exec 9>"$LOCK"
+if ! flock -n 9; then
+	note "waiting for another $flavour kernel build (lock $LOCK)"
+	flock 9
+fi
 # Another build may have produced this key while we waited for the lock.
 if [[ -f $IMAGES/$key/bzImage && -f $IMAGES/$key/config ]]; then
 	publish
@@ -106,8 +147,7 @@ fi
 
 t_start=$(date +%s)
 PRISTINE=$CACHE/pristine/$TOPDIR
-TREE=$CACHE/tree/$TOPDIR
-STAGE=$CACHE/stage
+TREE=$TREE_BASE/$TOPDIR
 
 # ---- pristine source and the build tree (unpacked once per source version) ----
 unpack() {   # unpack <dir>
@@ -120,8 +160,12 @@ unpack() {   # unpack <dir>
 	echo "$src_version" >"$dir.tmp/$TOPDIR/.mshare-source-version"
 	mv "$dir.tmp" "$dir"
 }
-[[ "$(cat "$PRISTINE/.mshare-source-version" 2>/dev/null)" == "$src_version" ]] || unpack "$CACHE/pristine"
-[[ "$(cat "$TREE/.mshare-source-version" 2>/dev/null)" == "$src_version" ]] || unpack "$CACHE/tree"
+# The pristine tree is shared by both flavours: its own lock, held briefly.
+(
+	flock 8
+	[[ "$(cat "$PRISTINE/.mshare-source-version" 2>/dev/null)" == "$src_version" ]] || unpack "$CACHE/pristine"
+) 8>"$CACHE/pristine.lock"
+[[ "$(cat "$TREE/.mshare-source-version" 2>/dev/null)" == "$src_version" ]] || unpack "$TREE_BASE"
 
 # ---- apply the series ----
 # The series is applied to a staging copy of just the files it touches, taken
@@ -168,22 +212,25 @@ done <"$STAGE/.files"
 note "series: ${#series[@]} patches applied, $changed files changed in the build tree"
 
 # ---- configuration ----
-cfg_key=$(cat "$FRAGMENT" | sha256sum | cut -c1-16)
+cfg_key=$(cat "${FRAGMENTS[@]}" | sha256sum | cut -c1-16)
 if [[ "$(cat "$TREE/.mshare-config-key" 2>/dev/null)" != "$cfg_key" || ! -f $TREE/.config ]]; then
-	note "configuring: tinyconfig + $(basename "$FRAGMENT")"
+	note "configuring: tinyconfig + $(for f in "${FRAGMENTS[@]}"; do printf '%s ' "$(basename "$f")"; done)"
 	(
 		cd "$TREE"
 		"${KMAKE[@]}" tinyconfig >/dev/null
-		KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -m -O . .config "$FRAGMENT" >/dev/null
+		KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -m -O . .config "${FRAGMENTS[@]}" >/dev/null
 		"${KMAKE[@]}" olddefconfig >/dev/null
 	) || die "configuration failed"
 	echo "$cfg_key" >"$TREE/.mshare-config-key"
 fi
 
-# Every option of the fragment must have kept its value; the first two are
-# the ones that silently disable page-table sharing.
+# Every option of the fragments must have kept its value (for the debug
+# flavour, of both: tinyconfig switches much off and olddefconfig silently
+# drops an option whose dependencies are missing); the first two are the ones
+# that silently disable page-table sharing.
 check_config() {
-	local cfg=$TREE/.config bad=0 line name want got
+	local cfg=$TREE/.config bad=0 line name want got frag
+	local -A wants=() from=()
 	grep -qx 'CONFIG_X86_INTEL_MEMORY_PROTECTION_KEYS=y' "$cfg" ||
 		{ echo "  CONFIG_X86_INTEL_MEMORY_PROTECTION_KEYS must be y (else VM_SHARED_PT is 0)" >&2; bad=1; }
 	grep -qx 'CONFIG_ARCH_USES_HIGH_VMA_FLAGS=y' "$cfg" ||
@@ -191,47 +238,101 @@ check_config() {
 	if grep -qx 'CONFIG_X86_5LEVEL=y' "$cfg"; then
 		echo "  CONFIG_X86_5LEVEL must be off (else PGDIR_SIZE is 256 TiB under -cpu max)" >&2; bad=1
 	fi
-	while read -r line; do
-		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
-			name=${BASH_REMATCH[1]} want=${BASH_REMATCH[2]}
-		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
-			name=${BASH_REMATCH[1]} want=n
-		else
-			continue
-		fi
+	# A later fragment overrides an earlier one, as merge_config.sh does.
+	for frag in "${FRAGMENTS[@]}"; do
+		while read -r line; do
+			if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+				name=${BASH_REMATCH[1]} want=${BASH_REMATCH[2]}
+			elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+				name=${BASH_REMATCH[1]} want=n
+			else
+				continue
+			fi
+			wants[$name]=$want from[$name]=$(basename "$frag")
+		done <"$frag"
+	done
+	for name in "${!wants[@]}"; do
+		want=${wants[$name]}
 		got=$(sed -n "s/^$name=//p" "$cfg")
 		[[ -n $got ]] || got=n
 		if [[ $got != "$want" ]]; then
-			echo "  $name: fragment wants $want, olddefconfig gave $got" >&2
+			echo "  $name: ${from[$name]} wants $want, olddefconfig gave $got" >&2
 			bad=1
 		fi
-	done <"$FRAGMENT"
+	done
 	return $bad
 }
-check_config || die "configuration in $TREE/.config does not match $FRAGMENT (see the lines above)"
+check_config || die "configuration in $TREE/.config does not match ${FRAGMENTS[*]} (see the lines above)"
 
 # ---- build ----
 export CCACHE_DIR=$CACHE/ccache CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
-# `uname -v` names the series and the cache key (source, fragment, this script
-# and every patch), so each harness record says exactly which kernel it ran on.
-export KBUILD_BUILD_TIMESTAMP="mshare-bench-${#series[@]}patches-$key" KBUILD_BUILD_USER=mshare \
+# `uname -v` names the series, the flavour and the cache key (source,
+# fragments, this script and every patch), so each harness record says exactly
+# which kernel it ran on.
+export KBUILD_BUILD_TIMESTAMP="mshare-bench-${#series[@]}patches$tag-$key" KBUILD_BUILD_USER=mshare \
 	KBUILD_BUILD_HOST=bench KBUILD_BUILD_VERSION=1
-note "building bzImage (-j$JOBS, ccache in $CCACHE_DIR)"
-if ! (cd "$TREE" && "${KMAKE[@]}" -j"$JOBS" CC="ccache gcc" bzImage >"$TREE/.mshare-build.log" 2>&1); then
-	grep -E -m 40 'error|Error' "$TREE/.mshare-build.log" >&2 || tail -n 40 "$TREE/.mshare-build.log" >&2
-	die "kernel build failed; full log: $TREE/.mshare-build.log"
+# The number of compile steps of the last full build of this flavour, for an
+# approximate total in the progress lines.
+CC_TOTAL_FILE=$TREE_BASE/.mshare-cc-total
+cc_total=$(cat "$CC_TOTAL_FILE" 2>/dev/null || true)
+[[ $cc_total =~ ^[0-9]+$ ]] || cc_total=
+note "building bzImage ($flavour flavour, -j$JOBS, ccache in $CCACHE_DIR, log $TREE/.mshare-build.log)"
+BUILD_LOG=$TREE/.mshare-build.log
+# Not -s: kbuild's "  CC      mm/mshare.o" lines go to the log and are counted
+# for the progress lines (a cold debug build takes many minutes).
+(cd "$TREE" && exec make ARCH=x86_64 -j"$JOBS" CC="ccache gcc" bzImage) >"$BUILD_LOG" 2>&1 &
+make_pid=$!
+# Do not leave make running when this script is interrupted.
+trap 'kill -- "$make_pid" 2>/dev/null; exit 130' INT TERM
+b_start=$(date +%s)
+while true; do
+	for ((i = 0; i < PROGRESS; i++)); do
+		kill -0 "$make_pid" 2>/dev/null || break 2
+		sleep 1
+	done
+	kill -0 "$make_pid" 2>/dev/null || break
+	ncc=$(grep -cE '^  (CC|AS) ' "$BUILD_LOG" || true)
+	el=$(($(date +%s) - b_start))
+	msg="building ($flavour): $((el / 60))m$(printf %02d $((el % 60)))s elapsed, $ncc files compiled"
+	if [[ -n $cc_total ]]; then
+		msg+=" (a full build of this flavour compiles about $cc_total)"
+	else
+		msg+=" (total unknown: first build of this flavour)"
+	fi
+	note "$msg; last: $(grep -E '^  [A-Z]+ ' "$BUILD_LOG" | tail -n 1 | sed 's/^ *//; s/  */ /g')"
+done
+build_rc=0
+wait "$make_pid" || build_rc=$?
+trap - INT TERM
+if [[ $build_rc != 0 ]]; then
+	grep -E -m 40 'error|Error' "$BUILD_LOG" >&2 || tail -n 40 "$BUILD_LOG" >&2
+	die "kernel build failed; full log: $BUILD_LOG"
 fi
-grep -E 'warning:' "$TREE/.mshare-build.log" | grep -E 'mm/|mshare' >&2 || true
+grep -E 'warning:' "$BUILD_LOG" | grep -E 'mm/|mshare' >&2 || true
+ncc=$(grep -cE '^  (CC|AS) ' "$BUILD_LOG" || true)
+# Remember the largest count as the flavour's full-build size.
+if [[ -z $cc_total || $ncc -gt $cc_total ]]; then echo "$ncc" >"$CC_TOTAL_FILE"; fi
 
 mkdir -p "$IMAGES/$key.tmp"
 cp "$TREE/arch/x86/boot/bzImage" "$IMAGES/$key.tmp/bzImage"
 cp "$TREE/.config" "$IMAGES/$key.tmp/config"
 secs=$(($(date +%s) - t_start))
-printf 'source %s %s\npatches %s\nbuild_seconds %s\njobs %s\nbuilt %s\n' "$SRC_PKG" "$src_version" \
-	"${series[*]:-none}" "$secs" "$JOBS" "$(date -u +%FT%TZ)" >"$IMAGES/$key.tmp/info"
+printf 'source %s %s\nflavour %s\nfragments %s\npatches %s\nbuild_seconds %s\ncompiled_files %s\njobs %s\nbuilt %s\n' \
+	"$SRC_PKG" "$src_version" "$flavour" \
+	"$(for f in "${FRAGMENTS[@]}"; do printf '%s ' "$(basename "$f")"; done)" \
+	"${series[*]:-none}" "$secs" "$ncc" "$JOBS" "$(date -u +%FT%TZ)" >"$IMAGES/$key.tmp/info"
 rm -rf "${IMAGES:?}/$key"
 mv "$IMAGES/$key.tmp" "$IMAGES/$key"
-# Keep the eight most recent images.
-ls -1td "$IMAGES"/*/ 2>/dev/null | tail -n +9 | xargs -r rm -rf
-note "built in ${secs}s (key $key)"
+# Keep the eight most recent images of this flavour (an image without a
+# flavour line was built by the single-flavour script: normal).
+n=0
+for d in $(ls -1td "$IMAGES"/*/ 2>/dev/null); do
+	d=${d%/}
+	[[ $d == *.tmp ]] && continue
+	f=$(sed -n 's/^flavour //p' "$d/info" 2>/dev/null)
+	[[ ${f:-normal} == "$flavour" ]] || continue
+	n=$((n + 1))
+	[[ $n -le 8 ]] || rm -rf "$d"
+done
+note "built in ${secs}s ($flavour flavour, key $key, $ncc files compiled)"
 publish
