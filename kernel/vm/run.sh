@@ -11,10 +11,19 @@
 # on /dev/hugepages and msharefs on /sys/fs/mshare before the command runs.
 #
 # Exit status: the command's own, or
-#   124  the guest did not finish within --timeout (hang)
-#   125  the kernel crashed: panic, BUG, Oops (also when the command passed),
-#        or a WARNING with --fail-on-warning
+#   124  the guest did not finish within --timeout (hang) and its kernel
+#        reported nothing of the kinds below
+#   125  the kernel crashed: panic, BUG (including "BUG: KASAN", "BUG: soft
+#        lockup", "BUG: Bad page state"), Oops, general protection fault,
+#        whenever it happened (also when the command passed or the guest
+#        then hung); with --fail-on-warning also any WARNING (lockdep's
+#        "WARNING: possible circular locking ..." included), KASAN, SLUB
+#        ("BUG <cache> (...)", "Poison overwritten", ...), list corruption,
+#        hung-task ("blocked for more than") or RCU-stall report
 #   126  the guest never reported an exit status (boot failure, launcher error)
+# The kernel log is read from the guest's /dev/kmsg (all levels, captured from
+# boot: /out/kmsg.txt), its dmesg at the end (/out/dmesg.txt) and the serial
+# console (levels 0-3 only, but survives a guest that never finishes).
 # Failures are reported on stderr with the tail of the console log.
 set -euo pipefail
 
@@ -40,15 +49,39 @@ usage: kernel/vm/run.sh [options] -- COMMAND [ARG...]
   --append ARGS      extra kernel command-line arguments
   --stream MODE      console to stdout (default), stderr, comment (stdout,
                      each line prefixed '# ') or none
-  --fail-on-warning  a kernel WARNING in dmesg fails the run (status 125)
+  --check-logs DIR   boot nothing: judge the logs of an earlier run's --out DIR
+                     (console.log, kmsg.txt, dmesg.txt) as a run would: 125 for
+                     a crash (or a warning with --fail-on-warning), else 0
+  --fail-on-warning  a kernel WARNING, KASAN, lockdep, SLUB, list-corruption,
+                     hung-task or RCU-stall report fails the run (status 125)
 USAGE
+}
+
+# Kernel reports.  crash_re: always a failure.
+crash_re='Kernel panic|BUG:|Oops|general protection fault|kernel BUG at|Unable to handle kernel'
+# Reports that --fail-on-warning turns into failures.  In the kernel-only logs
+# (kmsg.txt, dmesg.txt) any "WARNING:"; on the console, which also carries the
+# command's output, only a WARNING at the start of a line.
+warn_common='---\[ end trace|KASAN:|BUG [^ ]+ \((Not tainted|Tainted)|Poison overwritten|Redzone overwritten|Object already free|Freepointer corrupt|list_(add|del) corruption|blocked for more than [0-9]+ seconds|detected (expedited )?stalls?|self-detected stall|soft lockup|Bad rss-counter|Bad page state'
+warn_re="WARNING:|$warn_common"
+warn_console_re="^WARNING: |$warn_common"
+
+# scan_logs CONSOLE_TEXT DIR: sets crash_lines and warn_lines from the console
+# text (\r removed) and DIR/kmsg.txt, DIR/dmesg.txt when present.
+scan_logs() {
+	local f
+	klogs=()
+	for f in "$2/kmsg.txt" "$2/dmesg.txt"; do [ -f "$f" ] && klogs+=("$f"); done
+	crash_lines=$(grep -hE "$crash_re" "$1" "${klogs[@]}" 2>/dev/null | awk '!seen[$0]++' | head -20 || true)
+	warn_lines=$( { grep -hE "$warn_re" "${klogs[@]}" /dev/null 2>/dev/null; grep -hE "$warn_console_re" "$1"; } |
+		awk '!seen[$0]++' | head -20 || true)
 }
 
 kernel=$root/build/kernel/bzImage
 initrd=$root/build/vm/initramfs.cpio
 build=1 mem=2G pmem=4 cpus=2 align=2M pmem_mode=nvdimm hugepages=0
 timeout=900 out=$root/build/vm/out keep_out=0 extra_append= stream=stdout
-fail_on_warning=0
+fail_on_warning=0 check_logs=
 
 die() { echo "run.sh: $*" >&2; exit 126; }
 need_arg() { [ $# -ge 2 ] || die "$1 needs a value"; }
@@ -71,11 +104,29 @@ while [ $# -gt 0 ]; do
 	--append) need_arg "$@"; extra_append=$2; shift 2 ;;
 	--stream) need_arg "$@"; stream=$2; shift 2 ;;
 	--fail-on-warning) fail_on_warning=1; shift ;;
+	--check-logs) need_arg "$@"; check_logs=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage >&2; die "unknown option '$1' (the command goes after --)" ;;
 	esac
 done
+# --check-logs: judge the logs of an earlier run, boot nothing.
+if [ -n "$check_logs" ]; then
+	[ -f "$check_logs/console.log" ] || die "--check-logs $check_logs: no console.log there (not a run.sh --out directory)"
+	tmp_console=$(mktemp)
+	tr -d '\r' <"$check_logs/console.log" >"$tmp_console"
+	scan_logs "$tmp_console" "$check_logs"
+	rm -f "$tmp_console"
+	if [ -n "$crash_lines" ]; then
+		printf 'run.sh: kernel crash in %s:\n%s\n' "$check_logs" "$crash_lines" >&2
+		exit 125
+	fi
+	if [ -n "$warn_lines" ]; then
+		printf 'run.sh: kernel warnings in %s:\n%s\n' "$check_logs" "$warn_lines" >&2
+		[ "$fail_on_warning" = 1 ] && exit 125
+	fi
+	exit 0
+fi
 [ $# -gt 0 ] || { usage >&2; die "no command given (put it after --)"; }
 
 # Validate before anything is created.
@@ -108,7 +159,7 @@ if [ "$keep_out" = 0 ]; then
 	fi
 	find "$out" -mindepth 1 -delete
 else
-	rm -f "$out"/exit-code "$out"/vm-env.txt "$out"/dmesg.txt "$out"/console.log
+	rm -f "$out"/exit-code "$out"/vm-env.txt "$out"/dmesg.txt "$out"/kmsg.txt "$out"/console.log
 fi
 log=$out/console.log
 work=$(mktemp -d "$root/build/vm/run.XXXXXX")
@@ -194,7 +245,6 @@ comment) tail -n +1 -f --pid="$qpid" "$log" | tr -d '\r' | sed -u 's/^/# /' & tp
 none) ;;
 esac
 
-crash_re='Kernel panic|BUG:|Oops|general protection fault|kernel BUG at|Unable to handle kernel'
 deadline_ms=$((start_ms + timeout * 1000))
 shell_ms= ready_ms= timed_out=0 crash_seen=0 polls=0
 while kill -0 "$qpid" 2>/dev/null; do
@@ -260,23 +310,30 @@ else
 	rc=$(sed -n 's/.*@@MSHARE-VM-EXIT rc=\([0-9]*\).*/\1/p' "$work/console.txt" | tail -1)
 fi
 
-crash_lines=$(grep -hE "$crash_re" "$work/console.txt" "$out/dmesg.txt" 2>/dev/null | sort -u | head -20 || true)
-warn_lines=$(grep -hE 'WARNING:|---\[ end trace' "$out/dmesg.txt" 2>/dev/null | head -20 || true)
+scan_logs "$work/console.txt" "$out"
 
-if [ "$timed_out" = 1 ]; then
-	echo "run.sh: FAIL: guest did not finish within ${timeout}s (hang?)" >&2
-	[ -n "$crash_lines" ] && printf 'run.sh: kernel crash:\n%s\n' "$crash_lines" >&2
-	report_tail
-	exit 124
-fi
+# A kernel crash decides the status whatever else happened: a guest that hung
+# after a BUG reports the BUG (125), not a hang.
+hang_note=
+[ "$timed_out" = 1 ] && hang_note=", and the guest did not finish within ${timeout}s"
 if [ -n "$crash_lines" ]; then
-	printf 'run.sh: FAIL: the guest kernel crashed (command status %s):\n%s\n' "${rc:-none}" "$crash_lines" >&2
+	printf 'run.sh: FAIL: the guest kernel crashed (command status %s%s):\n%s\n' "${rc:-none}" "$hang_note" "$crash_lines" >&2
+	[ -n "$warn_lines" ] && printf 'run.sh: kernel warnings:\n%s\n' "$warn_lines" >&2
 	report_tail
 	exit 125
 fi
 if [ -n "$warn_lines" ]; then
-	printf 'run.sh: kernel warnings in the guest dmesg (%s):\n%s\n' "$out/dmesg.txt" "$warn_lines" >&2
-	[ "$fail_on_warning" = 1 ] && { echo "run.sh: FAIL: --fail-on-warning" >&2; exit 125; }
+	printf 'run.sh: kernel warnings in the guest kernel log (%s):\n%s\n' "${klogs[*]:-console only}" "$warn_lines" >&2
+	if [ "$fail_on_warning" = 1 ]; then
+		echo "run.sh: FAIL: --fail-on-warning$hang_note" >&2
+		[ "$timed_out" = 1 ] && report_tail
+		exit 125
+	fi
+fi
+if [ "$timed_out" = 1 ]; then
+	echo "run.sh: FAIL: guest did not finish within ${timeout}s (hang?)" >&2
+	report_tail
+	exit 124
 fi
 if [ -z "$rc" ]; then
 	echo "run.sh: FAIL: the guest never reported the command's exit status (qemu status $qemu_rc)" >&2
