@@ -59,6 +59,20 @@ static uint64_t placement(enum pt_mode m, uint64_t start, uint64_t size)
 	return end >= len ? end - len : units_align_up(start, page);
 }
 
+static int by_start(const void *a, const void *b)
+{
+	const struct pt_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Union of the busy processes' touch maps (offset ranges). */
 static struct pt_range *union_touch(const struct pid_probe *p, const struct proc_model *pm, size_t *count,
 				    uint64_t *bytes)
@@ -77,25 +91,12 @@ static struct pt_range *union_touch(const struct pid_probe *p, const struct proc
 		if (pm[i].busy)
 			for (size_t k = 0; k < p->procs[i].touch_count; k++)
 				all[n++] = p->procs[i].touch[k];
-	/* Insertion into a merged, sorted list (the per-process lists are
-	 * sorted already; n is small in practice: a few runs each). */
-	out = malloc((n ? n : 1) * sizeof(*out));
-	*count = 0;
+	/* Sorted, then merged below (thousands of processes with scattered
+	 * touches give millions of ranges: no quadratic insertion). */
+	qsort(all, n, sizeof(*all), by_start);
+	out = all;
+	*count = n;
 	*bytes = 0;
-	if (!out) {
-		free(all);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		size_t j = *count;
-
-		while (j > 0 && out[j - 1].start > all[i].start)
-			j--;
-		memmove(&out[j + 1], &out[j], (*count - j) * sizeof(*out));
-		out[j] = all[i];
-		(*count)++;
-	}
-	free(all);
 	if (*count) {
 		size_t w = 0;
 
@@ -212,20 +213,28 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 	 * share a page more or less); its surroundings stand for the added
 	 * ones'. */
 	{
-		size_t best = 0;
+		uint64_t *v = malloc((busy ? busy : 1) * sizeof(*v)), typical = 0;
+		size_t nv = 0, best = 0;
 
-		for (size_t i = 0; i < p.proc_count; i++) {
-			size_t same = 0;
-
-			if (!pm[i].busy)
-				continue;
-			for (size_t k = 0; k < p.proc_count; k++)
-				same += pm[k].busy && pm[k].seg_bytes == pm[i].seg_bytes;
-			if (same > best) {
-				best = same;
-				rep = &p.procs[i];
+		if (!v) {
+			rc = 1;
+			goto done;
+		}
+		for (size_t i = 0; i < p.proc_count; i++)
+			if (pm[i].busy)
+				v[nv++] = pm[i].seg_bytes;
+		qsort(v, nv, sizeof(*v), by_u64);
+		for (size_t i = 0, run = 0; i < nv; i++) {
+			run = i && v[i] == v[i - 1] ? run + 1 : 1;
+			if (run > best) {
+				best = run;
+				typical = v[i];
 			}
 		}
+		free(v);
+		for (size_t i = 0; i < p.proc_count && !rep; i++)
+			if (pm[i].busy && pm[i].seg_bytes == typical)
+				rep = &p.procs[i];
 	}
 	group_touch = union_touch(&p, pm, &group_touch_count, &group_touched_bytes);
 	if (!group_touch) {
