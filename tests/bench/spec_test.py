@@ -13,6 +13,11 @@ for path in sorted(glob.glob(os.path.join(tap.ROOT, "bench", "sweeps", "*.sweep"
         pts = spec.expand()
         t.ok(len(pts) > 0 and len(set(p["id"] for p in pts)) == len(pts),
              "shipped spec %s parses: %d distinct points" % (os.path.basename(path), len(pts)))
+        if os.access(tap.HARNESS, os.X_OK):
+            sweepspec.check_with_harness(spec, tap.HARNESS)
+            t.ok(True, "the harness accepts every point of shipped spec %s (run --check)" % os.path.basename(path))
+        else:
+            t.skip("the harness accepts shipped spec %s" % os.path.basename(path), "harness not built")
     except sweepspec.SpecError as e:
         t.ok(False, "shipped spec %s parses" % os.path.basename(path), e)
 
