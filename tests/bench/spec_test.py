@@ -21,6 +21,13 @@ for path in sorted(glob.glob(os.path.join(tap.ROOT, "bench", "sweeps", "*.sweep"
     except sweepspec.SpecError as e:
         t.ok(False, "shipped spec %s parses" % os.path.basename(path), e)
 
+# The main job's spec: every host backend that can run here, and the
+# guest headline points (mshare and DAX 4K at 10,000 workers).
+dflt = {p["id"] for p in sweepspec.load(os.path.join(tap.ROOT, "bench", "sweeps", "default.sweep")).expand()}
+want = {"shm-4k-w1000-s256M-pt-footprint", "anon-4k-w1000-s256M-pt-footprint", "hugetlb-2m-w1000-s256M-pt-footprint",
+        "guest-mshare-4k-w10000-s256M-pt-footprint", "guest-file-4k-w10000-s256M-pt-footprint"}
+t.ok(want <= dflt, "default spec has the host backends and the guest headline points", sorted(want - dflt))
+
 GOOD = """# comment line
 name = t1
 backends = shm, anon   # trailing comment
