@@ -46,7 +46,7 @@ static inline void mt_path(char *buf, size_t len, const char *name)
 
 static inline int mt_file_exists(const char *name)
 {
-	char path[256];
+	char path[512];
 
 	mt_path(path, sizeof(path), name);
 	return access(path, F_OK) == 0;
@@ -198,7 +198,7 @@ static inline void mt_log_status(const char *who, int status)
 /* Reads the region description from MSHARE_FS_DIR/<name>. */
 static inline int mt_read_info(const char *name, struct mshare_info *info)
 {
-	char path[256];
+	char path[512];
 	ssize_t n;
 	int fd;
 

@@ -201,8 +201,9 @@ TEST_F(region, msharefs_file_read_reaches_eof)
 }
 
 /*
- * The file is read-only: its permission bits are the read bits of `mode`,
- * plus owner read ((mode & 0444) | 0400, as the series defines them).  An
+ * The file's permission bits are the read and write bits of `mode`, plus
+ * owner read ((mode & 0666) | 0400): they decide who may attach for
+ * reading and for writing (the series kept only the read bits).  An
  * unprivileged user can open it only when `mode` grants others read.
  */
 static int open_as_nobody(const char *name)
@@ -244,7 +245,7 @@ TEST_F(region, msharefs_file_mode_comes_from_mode)
 	create_region(self, O_RDWR, 0600);
 	mt_path(path, sizeof(path), self->name);
 	ASSERT_SYS(stat(path, &st));
-	EXPECT_EQ(st.st_mode & 07777, 0400u);
+	EXPECT_EQ(st.st_mode & 07777, 0600u);
 	EXPECT_EQ(open_as_nobody_child(self->name), 1);		/* EACCES */
 
 	snprintf(name2, sizeof(name2), "%s-b", self->name);
@@ -252,7 +253,7 @@ TEST_F(region, msharefs_file_mode_comes_from_mode)
 	ASSERT_SYS(mshare(name2, addr2, self->unit, O_CREAT | O_EXCL | O_RDWR, 0644));
 	mt_path(path, sizeof(path), name2);
 	EXPECT_SYS(stat(path, &st));
-	EXPECT_EQ(st.st_mode & 07777, 0444u);
+	EXPECT_EQ(st.st_mode & 07777, 0644u);
 	EXPECT_EQ(open_as_nobody_child(name2), 0);		/* readable by others */
 	EXPECT_SYS(mshare_unlink(name2));
 	EXPECT_FALSE(mt_file_exists(name2));

@@ -1,0 +1,836 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attacks on the mshare port (issue 14): each test reproduces one way an
+ * unprivileged user or a misbehaving sharer could crash the kernel, leak
+ * memory across processes, write where it may not, hang, or remove what is
+ * not its own, and asserts the exact outcome the fixed kernel gives (errno
+ * values, the data each side sees, the signal a faulting process gets).
+ * Every test ends by checking that the kernel log gained no BUG, Oops or
+ * WARNING.
+ *
+ * Unprivileged steps run in a child as uid/gid 65534 ("nobody").
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/syscall.h>
+
+#include "mshare-test.h"
+
+#define PAGE		4096UL
+#define NOBODY		65534
+#ifndef MPOL_BIND
+#define MPOL_BIND	2
+#endif
+#ifndef MPOL_PREFERRED
+#define MPOL_PREFERRED	1
+#endif
+
+FIXTURE(attack)
+{
+	unsigned long unit;
+	unsigned long addr;
+	char name[64];
+	int created;		/* this process may still hold the name */
+	int kmsg;
+};
+
+FIXTURE_SETUP(attack)
+{
+	self->kmsg = -1;
+	REQUIRE_MSHARE(&self->unit);
+	self->addr = mt_region(self->unit, 2);
+	mt_name(self->name, sizeof(self->name), "adv");
+	self->kmsg = mt_kmsg_open();
+	if (self->kmsg < 0)
+		TH_LOG("no /dev/kmsg: the kernel log is not checked");
+}
+
+FIXTURE_TEARDOWN(attack)
+{
+	if (self->created)
+		mshare_unlink(self->name);
+	if (self->kmsg >= 0)
+		EXPECT_EQ(mt_kmsg_problems(self->kmsg), 0);
+}
+
+/* Runs fn(arg) in a child, as nobody when asked; returns the wait status. */
+static int run_child(int (*fn)(void *), void *arg, int as_nobody)
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (as_nobody && (setgid(NOBODY) != 0 || setuid(NOBODY) != 0))
+			_exit(90);
+		_exit(fn(arg));
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
+static int exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int killed_by(int status, int sig)
+{
+	return WIFSIGNALED(status) && WTERMSIG(status) == sig;
+}
+
+/* Creates the fixture's region over what is mapped at self->addr. */
+static void create_region(struct kt_fixture_attack *self, int oflag, mode_t mode)
+{
+	ASSERT_SYS(mshare(self->name, self->addr, self->unit, O_CREAT | O_EXCL | oflag, mode));
+	self->created = 1;
+}
+
+static void *map_shared_anon(unsigned long addr, size_t len, int prot)
+{
+	return mmap((void *)addr, len, prot, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		    -1, 0);
+}
+
+/* Attaches to the named region with oflag; 0 or an exit code. */
+static int attach(const char *name, int oflag, struct mshare_info *info)
+{
+	if (mt_read_info(name, info) != 0) {
+		TH_LOG("child: reading %s/%s: %s", MSHARE_FS_DIR, name, strerror(errno));
+		return 80;
+	}
+	if (mshare(name, info->start, info->size, oflag, 0) != 0) {
+		TH_LOG("child: mshare(%s, %s): %s", name,
+		       (oflag & O_ACCMODE) == O_RDONLY ? "O_RDONLY" : "O_RDWR", strerror(errno));
+		return 81;
+	}
+	return 0;
+}
+
+/* ---- 1. private memory cannot be donated (it BUG()ed the kernel) ---- */
+
+struct private_args {
+	unsigned long addr, unit;
+	char name[96], heap_name[112];
+};
+
+static int donate_private_as_nobody(void *arg)
+{
+	struct private_args *a = arg;
+	char *p, *heap;
+
+	p = mmap((void *)a->addr, 2 * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED)
+		return 10;
+	memset(p, 'P', 2 * PAGE);
+	errno = 0;
+	if (mshare(a->name, a->addr, a->unit, O_CREAT | O_EXCL | O_RDWR, 0600) != -1 ||
+	    errno != EINVAL) {
+		TH_LOG("mshare of touched private anonymous memory: %s (want EINVAL)",
+		       errno ? strerror(errno) : "succeeded");
+		return 11;
+	}
+	/* Still the caller's ordinary private memory. */
+	if (p[0] != 'P' || p[2 * PAGE - 1] != 'P')
+		return 12;
+	if (mprotect(p, PAGE, PROT_READ) != 0)
+		return 13;
+	/* Slot 0 holds the program and its heap: private mappings too. */
+	heap = malloc(1 << 16);
+	if (!heap)
+		return 14;
+	memset(heap, 'H', 1 << 16);
+	errno = 0;
+	if (mshare(a->heap_name, 0, a->unit, O_CREAT | O_EXCL | O_RDWR, 0600) != -1 ||
+	    errno != EINVAL) {
+		TH_LOG("mshare(name, 0, %lu) over the program and its heap: %s (want EINVAL)",
+		       a->unit, errno ? strerror(errno) : "succeeded");
+		return 15;
+	}
+	if (heap[0] != 'H' || heap[(1 << 16) - 1] != 'H')
+		return 16;
+	free(heap);
+	heap = malloc(1 << 20);		/* the heap still grows */
+	if (!heap)
+		return 17;
+	memset(heap, 'h', 1 << 20);
+	free(heap);
+	if (mt_file_exists(a->name) || mt_file_exists(a->heap_name))
+		return 18;
+	return 0;
+}
+
+TEST_F(attack, private_memory_donation_is_einval_as_nobody)
+{
+	struct private_args a = { .addr = self->addr, .unit = self->unit };
+	int status;
+
+	snprintf(a.name, sizeof(a.name), "%s", self->name);
+	snprintf(a.heap_name, sizeof(a.heap_name), "%s-heap", self->name);
+	status = run_child(donate_private_as_nobody, &a, 1);
+	mt_log_status("unprivileged donor", status);
+	EXPECT_EQ(exit_code(status), 0);
+}
+
+/* ---- 2. the host copy of a VMA holds its own mempolicy reference ---- */
+
+static long mbind_node0(void *addr, unsigned long len, int mode)
+{
+	unsigned long nodemask = 1;
+
+	return syscall(SYS_mbind, addr, len, mode, &nodemask, 8 * sizeof(nodemask), 0);
+}
+
+static int read_region_byte(void *arg)
+{
+	const char *name = arg;
+	struct mshare_info info;
+	int rc = attach(name, O_RDONLY, &info);
+
+	if (rc)
+		return rc;
+	return *(volatile char *)info.start == 'M' ? 0 : 20;
+}
+
+TEST_F(attack, mbind_policy_survives_donation)
+{
+	char cmdline[1024] = "";
+	char *p, *spare;
+	FILE *f;
+	int status;
+
+	f = fopen("/proc/cmdline", "r");
+	if (f) {
+		if (!fgets(cmdline, sizeof(cmdline), f))
+			cmdline[0] = '\0';
+		fclose(f);
+	}
+	/* Without SLUB poisoning of numa_policy, a freed policy that is put
+	 * again leaves no trace. */
+	if (!strstr(cmdline, "slub_debug") || !strstr(cmdline, "numa_policy"))
+		SKIP(return, "kernel booted without slub_debug=...,numa_policy (cmdline: %.100s)",
+		     cmdline);
+
+	p = map_shared_anon(self->addr, 16 * PAGE, PROT_READ | PROT_WRITE);
+	ASSERT_NE(p, MAP_FAILED);
+	if (mbind_node0(p, 4 * PAGE, MPOL_BIND) != 0 && errno == ENOSYS)
+		SKIP(return, "no NUMA policy support (mbind: ENOSYS)");
+	ASSERT_SYS(mbind_node0(p, 4 * PAGE, MPOL_BIND));
+	ASSERT_SYS(mbind_node0(p + 8 * PAGE, 4 * PAGE, MPOL_PREFERRED));
+	memset(p, 'M', 16 * PAGE);
+	create_region(self, O_RDWR, 0600);
+	status = run_child(read_region_byte, self->name, 0);
+	mt_log_status("consumer", status);
+	EXPECT_EQ(exit_code(status), 0);
+	/* The donor's VMAs go (each puts its policy), then the host's. */
+	ASSERT_SYS(mshare_unlink(self->name));
+	self->created = 0;
+	EXPECT_FALSE(mt_file_exists(self->name));
+
+	/* New policies reuse the freed objects: SLUB checks their poison. */
+	spare = mmap(NULL, 64 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(spare, MAP_FAILED);
+	for (int i = 0; i < 64; i += 2)
+		EXPECT_SYS(mbind_node0(spare + i * PAGE, PAGE, i % 4 ? MPOL_BIND : MPOL_PREFERRED));
+	munmap(spare, 64 * PAGE);
+}
+
+/* ---- 3. an O_RDONLY sharer cannot write through GUP ---- */
+
+static int write_proc_self_mem(void *arg)
+{
+	const char *name = arg;
+	struct mshare_info info;
+	int fd, rc = attach(name, O_RDONLY, &info);
+	ssize_t n;
+
+	if (rc)
+		return rc;
+	if (*(volatile char *)info.start != 'D')
+		return 20;
+	fd = open("/proc/self/mem", O_RDWR);
+	if (fd < 0)
+		return 21;
+	errno = 0;
+	n = pwrite(fd, "XXXX", 4, (off_t)info.start);
+	close(fd);
+	if (n != -1 || errno != EIO) {
+		TH_LOG("O_RDONLY sharer: pwrite to /proc/self/mem at the region: %zd (%s), want EIO",
+		       n, errno ? strerror(errno) : "no error");
+		return 22;
+	}
+	return 0;
+}
+
+TEST_F(attack, rdonly_sharer_cannot_write_through_proc_self_mem)
+{
+	char *p = map_shared_anon(self->addr, 2 * PAGE, PROT_READ | PROT_WRITE);
+	int status;
+
+	ASSERT_NE(p, MAP_FAILED);
+	create_region(self, O_RDWR, 0600);
+	memset(p, 'D', 2 * PAGE);	/* writable entries in the host's tables */
+	status = run_child(write_proc_self_mem, self->name, 0);
+	mt_log_status("read-only sharer", status);
+	EXPECT_EQ(exit_code(status), 0);
+	EXPECT_EQ(memcmp(p, "DDDD", 4), 0);
+}
+
+static const char *block_device(void)
+{
+	return access("/dev/pmem0", R_OK) == 0 ? "/dev/pmem0" : NULL;
+}
+
+static int odirect_read_into_region(void *arg)
+{
+	const char *name = arg;
+	struct mshare_info info;
+	int fd, rc = attach(name, O_RDONLY, &info);
+	ssize_t n;
+
+	if (rc)
+		return rc;
+	if (*(volatile char *)info.start != 'D')
+		return 20;
+	fd = open(block_device(), O_RDONLY | O_DIRECT);
+	if (fd < 0)
+		return 21;
+	errno = 0;
+	n = pread(fd, (void *)info.start, PAGE, 0);
+	close(fd);
+	if (n != -1 || errno != EFAULT) {
+		TH_LOG("O_RDONLY sharer: O_DIRECT read into the region: %zd (%s), want EFAULT",
+		       n, errno ? strerror(errno) : "no error");
+		return 22;
+	}
+	return 0;
+}
+
+TEST_F(attack, rdonly_sharer_cannot_odirect_read_into_region)
+{
+	char *p;
+	int status;
+
+	if (!block_device())
+		SKIP(return, "no block device (/dev/pmem0) for an O_DIRECT read");
+	p = map_shared_anon(self->addr, 2 * PAGE, PROT_READ | PROT_WRITE);
+	ASSERT_NE(p, MAP_FAILED);
+	create_region(self, O_RDWR, 0600);
+	memset(p, 'D', 2 * PAGE);
+	status = run_child(odirect_read_into_region, self->name, 0);
+	mt_log_status("read-only sharer", status);
+	EXPECT_EQ(exit_code(status), 0);
+	EXPECT_EQ(p[0], 'D');
+	EXPECT_EQ(p[PAGE - 1], 'D');
+}
+
+/* ---- 4. no private page may land in a shared slot's tables ---- */
+
+/*
+ * A sharer forked before anything is mapped in the range (a child forked
+ * later would inherit the donor's private mappings there): on 'g' it
+ * attaches read-only and reads the region's first byte, then on 'p' the
+ * byte at region + offset, replying 'r' and that byte, unless the read
+ * kills it.
+ */
+struct peek_args {
+	const char *name;
+	unsigned long offset;	/* from the region's start */
+};
+
+static int peek_peer(struct mt_peer *p, void *arg)
+{
+	const struct peek_args *a = arg;
+	struct mshare_info info;
+	int rc;
+
+	if (mt_next(p) != 'g')
+		return 10;
+	rc = attach(a->name, O_RDONLY, &info);
+	if (rc)
+		return rc;
+	mt_reply(p, *(volatile char *)info.start);
+	if (mt_next(p) != 'p')
+		return 11;
+	mt_reply(p, 'r');
+	mt_reply(p, *(volatile char *)(info.start + a->offset));
+	return 0;
+}
+
+/* Asks the peer to read the hole; returns its wait status. */
+static int peek_hole(struct mt_peer *peer)
+{
+	int c = mt_ask(peer, 'p');
+
+	if (c == 'r') {
+		c = mt_recv(peer);
+		TH_LOG("sharer read '%c' (0x%02x) in a hole of the region", c > 32 && c < 127 ? c : '?',
+		       c & 0xff);
+	}
+	return mt_finish(peer);
+}
+
+TEST_F(attack, mremap_into_shared_slot_is_einval)
+{
+	const unsigned long hole = 1UL << 30;
+	struct peek_args a = { self->name, hole };
+	struct mt_peer peer;
+	char *p, *q, *r;
+	int status;
+
+	ASSERT_SYS(mt_spawn(&peer, peek_peer, &a));
+	p = map_shared_anon(self->addr, PAGE, PROT_READ | PROT_WRITE);
+	ASSERT_NE(p, MAP_FAILED);
+	p[0] = 'D';
+	create_region(self, O_RDWR, 0600);
+	EXPECT_EQ(*(volatile char *)p, 'D');	/* the donor uses the host's tables */
+	ASSERT_EQ(mt_ask(&peer, 'g'), 'D');
+
+	q = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(q, MAP_FAILED);
+	strcpy(q, "private");
+	errno = 0;
+	r = mremap(q, PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)(self->addr + hole));
+	EXPECT_TRUE(r == MAP_FAILED && errno == EINVAL);
+	if (r != MAP_FAILED)
+		TH_LOG("mremap of a private page into the shared slot succeeded");
+	else
+		EXPECT_STREQ(q, "private");	/* left where it was */
+
+	status = peek_hole(&peer);
+	if (!killed_by(status, SIGBUS))
+		mt_log_status("sharer reading the hole", status);
+	EXPECT_TRUE(killed_by(status, SIGBUS));
+}
+
+static sigjmp_buf segv_jmp;
+
+static void on_segv(int sig)
+{
+	(void)sig;
+	siglongjmp(segv_jmp, 1);
+}
+
+TEST_F(attack, stack_growth_into_shared_slot_is_refused)
+{
+	const unsigned long stack_len = 16 * PAGE;
+	struct peek_args a = { self->name, self->unit - PAGE };
+	unsigned long slot_end = self->addr + self->unit;
+	struct sigaction sa = { .sa_handler = on_segv }, old;
+	volatile int grew = 0;
+	struct mt_peer peer;
+	char *p, *stack;
+	int status;
+
+	ASSERT_SYS(mt_spawn(&peer, peek_peer, &a));
+	p = map_shared_anon(self->addr, PAGE, PROT_READ | PROT_WRITE);
+	ASSERT_NE(p, MAP_FAILED);
+	p[0] = 'D';
+	create_region(self, O_RDWR, 0600);
+	EXPECT_EQ(*(volatile char *)p, 'D');
+	ASSERT_EQ(mt_ask(&peer, 'g'), 'D');
+
+	/* A stack right above the shared slot, in the next (unshared) one. */
+	stack = mmap((void *)slot_end, stack_len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT_NE(stack, MAP_FAILED);
+	stack[0] = 's';
+	sigemptyset(&sa.sa_mask);
+	ASSERT_SYS(sigaction(SIGSEGV, &sa, &old));
+	if (sigsetjmp(segv_jmp, 1) == 0) {
+		*(volatile char *)(slot_end - PAGE) = 'S';	/* grows into the slot */
+		grew = 1;
+	}
+	sigaction(SIGSEGV, &old, NULL);
+	EXPECT_FALSE(grew);
+	if (grew)
+		TH_LOG("the stack grew into the shared slot");
+
+	status = peek_hole(&peer);
+	if (!killed_by(status, SIGBUS))
+		mt_log_status("sharer reading below the stack", status);
+	EXPECT_TRUE(killed_by(status, SIGBUS));
+	munmap(stack, stack_len);
+}
+
+/* ---- 5. mlock of a region whose file is not DAX returns, and so do later calls ---- */
+
+/* True when dir is a 9p mount (statfs() reports the server's file system type). */
+static int is_9p_mount(const char *dir)
+{
+	char line[512], mnt[256], type[64];
+	FILE *f = fopen("/proc/mounts", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %255s %63s", mnt, type) == 2 && !strcmp(mnt, dir))
+			found = !strcmp(type, "9p");
+	fclose(f);
+	return found;
+}
+
+static int mlock_then_mmap(void *arg)
+{
+	const char *name = arg;
+	struct mshare_info info;
+	int rc = attach(name, O_RDONLY, &info);
+	void *m;
+
+	if (rc)
+		return rc;
+	if (mlock((void *)info.start, 16 * PAGE) != 0) {
+		TH_LOG("mlock of the region: %s", strerror(errno));
+		return 20;
+	}
+	/* A later mmap needs this mm's lock for writing. */
+	m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return 21;
+	munmap(m, PAGE);
+	for (unsigned long i = 0; i < 16; i++)
+		if (*(volatile char *)(info.start + i * PAGE) != (char)('a' + i))
+			return 22;
+	if (mshare_unlink(name) != 0)
+		return 23;
+	return 0;
+}
+
+TEST_F_TIMEOUT(attack, mlock_of_page_cache_region_returns, 120)
+{
+	char path[256], buf[PAGE];
+	void *p;
+	int fd, status;
+
+	/* A file system whose pages are read through the page cache with
+	 * I/O (so that a fault can drop the mmap lock and retry): the 9p
+	 * results share with cache=none, where nothing is cached yet. */
+	if (!is_9p_mount("/out"))
+		SKIP(return, "/out is not a 9p mount (no page-cache file system without DAX)");
+	snprintf(path, sizeof(path), "/out/.kt-mlock-%d", (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_SYS(fd);
+	for (int i = 0; i < 16; i++) {
+		memset(buf, 'a' + i, sizeof(buf));
+		ASSERT_EQ(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	}
+	close(fd);
+	fd = open(path, O_RDONLY);
+	ASSERT_SYS(fd);
+	p = mmap((void *)self->addr, 16 * PAGE, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	close(fd);
+	unlink(path);
+	ASSERT_NE(p, MAP_FAILED);
+	create_region(self, O_RDONLY, 0600);
+	status = run_child(mlock_then_mmap, self->name, 0);
+	mt_log_status("sharer", status);
+	EXPECT_EQ(exit_code(status), 0);
+	ASSERT_SYS(mshare_unlink(self->name));
+	self->created = 0;
+	EXPECT_FALSE(mt_file_exists(self->name));
+}
+
+/* ---- 6. writing where the donor mapped read-only is SIGSEGV, not a fault loop ---- */
+
+struct poke_args {
+	const char *name;
+	unsigned long offset;
+	int write;
+};
+
+static int poke_region(void *arg)
+{
+	struct poke_args *a = arg;
+	struct mshare_info info;
+	int rc = attach(a->name, O_RDWR, &info);
+
+	if (rc)
+		return rc;
+	if (*(volatile char *)info.start != 'D')
+		return 20;
+	if (a->write)
+		*(volatile char *)(info.start + a->offset) = 'W';
+	else
+		(void)*(volatile char *)(info.start + a->offset);
+	return 1;
+}
+
+TEST_F_TIMEOUT(attack, access_beyond_donor_protection_is_sigsegv, 90)
+{
+	struct poke_args ro_anon = { self->name, 16 * PAGE, 1 };
+	struct poke_args ro_memfd = { self->name, 32 * PAGE, 1 };
+	struct poke_args none = { self->name, 48 * PAGE, 0 };
+	char *p, *ro, *mf;
+	int fd, status;
+
+	p = map_shared_anon(self->addr, PAGE, PROT_READ | PROT_WRITE);
+	ASSERT_NE(p, MAP_FAILED);
+	p[0] = 'D';
+	ro = map_shared_anon(self->addr + ro_anon.offset, PAGE, PROT_READ);
+	ASSERT_NE(ro, MAP_FAILED);
+	fd = memfd_create("kt-ro", 0);
+	ASSERT_SYS(fd);
+	ASSERT_EQ(pwrite(fd, "m", 1, 0), 1);
+	ASSERT_SYS(ftruncate(fd, PAGE));
+	mf = mmap((void *)(self->addr + ro_memfd.offset), PAGE, PROT_READ,
+		  MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	close(fd);
+	ASSERT_NE(mf, MAP_FAILED);
+	ASSERT_NE(map_shared_anon(self->addr + none.offset, PAGE, PROT_NONE), MAP_FAILED);
+	(void)*(volatile char *)ro;		/* entries present in the host */
+	EXPECT_EQ(*(volatile char *)mf, 'm');
+	create_region(self, O_RDWR, 0600);
+
+	status = run_child(poke_region, &ro_anon, 0);
+	mt_log_status("O_RDWR sharer writing the donor's PROT_READ anonymous memory", status);
+	EXPECT_TRUE(killed_by(status, SIGSEGV));
+	status = run_child(poke_region, &ro_memfd, 0);
+	mt_log_status("O_RDWR sharer writing the donor's PROT_READ memfd mapping", status);
+	EXPECT_TRUE(killed_by(status, SIGSEGV));
+	status = run_child(poke_region, &none, 0);
+	mt_log_status("O_RDWR sharer reading the donor's PROT_NONE mapping", status);
+	EXPECT_TRUE(killed_by(status, SIGSEGV));
+	EXPECT_EQ(*(volatile char *)mf, 'm');
+}
+
+/* ---- 7. names ---- */
+
+TEST_F(attack, unlinked_name_can_be_created_again)
+{
+	for (int round = 0; round < 3; round++) {
+		int oflag = O_CREAT | O_RDWR | (round == 1 ? 0 : O_EXCL);
+
+		ASSERT_NE(map_shared_anon(self->addr, PAGE, PROT_READ | PROT_WRITE), MAP_FAILED);
+		ASSERT_SYS(mshare(self->name, self->addr, self->unit, oflag, 0600));
+		self->created = 1;
+		EXPECT_TRUE(mt_file_exists(self->name));
+		ASSERT_SYS(mshare_unlink(self->name));
+		self->created = 0;
+		EXPECT_FALSE(mt_file_exists(self->name));
+		/* Without O_CREAT the name is simply not there. */
+		EXPECT_ERRNO(mshare(self->name, self->addr, self->unit, O_RDWR, 0), ENOENT);
+	}
+}
+
+TEST_F(attack, bad_names_are_refused)
+{
+	static char long256[257], long4000[4001], long255[256];
+	const struct { const char *name; int err; } bad[] = {
+		{ long256, ENAMETOOLONG }, { long4000, ENAMETOOLONG },
+		{ "a/b", EINVAL }, { "../x", EINVAL }, { ".", EINVAL }, { "..", EINVAL },
+		{ "x\n", EINVAL }, { "tab\there", EINVAL }, { "", ENOENT },
+	};
+	int dots = 0, dotdots = 0;
+	struct dirent *de;
+	DIR *dir;
+
+	memset(long256, 'n', 256);
+	memset(long4000, 'n', 4000);
+	memset(long255, 'k', 255);
+	ASSERT_NE(map_shared_anon(self->addr, PAGE, PROT_READ | PROT_WRITE), MAP_FAILED);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		int r = mshare(bad[i].name, self->addr, self->unit, O_CREAT | O_EXCL | O_RDWR, 0600);
+		int e = errno;
+
+		if (r != -1 || e != bad[i].err)
+			TH_LOG("mshare(\"%.20s%s\" (%zu bytes)): %d, %s; want %s", bad[i].name,
+			       strlen(bad[i].name) > 20 ? "..." : "", strlen(bad[i].name), r,
+			       r ? strerror(e) : "success", strerror(bad[i].err));
+		EXPECT_TRUE(r == -1 && e == bad[i].err);
+		EXPECT_ERRNO(mshare_unlink(bad[i].name), bad[i].err);
+	}
+	/* Nothing was donated: the range is still an ordinary mapping. */
+	EXPECT_SYS(mprotect((void *)self->addr, PAGE, PROT_READ));
+	EXPECT_SYS(mprotect((void *)self->addr, PAGE, PROT_READ | PROT_WRITE));
+
+	dir = opendir(MSHARE_FS_DIR);
+	ASSERT_TRUE(dir != NULL);
+	while ((de = readdir(dir)) != NULL) {
+		dots += !strcmp(de->d_name, ".");
+		dotdots += !strcmp(de->d_name, "..");
+		EXPECT_TRUE(strchr(de->d_name, '\n') == NULL);
+	}
+	closedir(dir);
+	EXPECT_EQ(dots, 1);
+	EXPECT_EQ(dotdots, 1);
+
+	/* NAME_MAX bytes is fine. */
+	EXPECT_SYS(mshare(long255, self->addr, self->unit, O_CREAT | O_EXCL | O_RDWR, 0600));
+	EXPECT_TRUE(mt_file_exists(long255));
+	EXPECT_SYS(mshare_unlink(long255));
+	EXPECT_FALSE(mt_file_exists(long255));
+}
+
+/* ---- 8. ownership and permissions ---- */
+
+static int unlink_as_nobody(void *arg)
+{
+	errno = 0;
+	if (mshare_unlink(arg) == 0)
+		return 1;
+	return errno == EPERM ? 0 : 2;
+}
+
+static int create_and_unlink_as_nobody(void *arg)
+{
+	struct private_args *a = arg;
+
+	if (map_shared_anon(a->addr, PAGE, PROT_READ | PROT_WRITE) == MAP_FAILED)
+		return 10;
+	if (mshare(a->name, a->addr, a->unit, O_CREAT | O_EXCL | O_RDWR, 0600) != 0) {
+		TH_LOG("nobody: mshare(O_CREAT): %s", strerror(errno));
+		return 11;
+	}
+	if (mshare_unlink(a->name) != 0)
+		return 12;
+	return mt_file_exists(a->name) ? 13 : 0;
+}
+
+TEST_F(attack, unlink_of_another_users_region_is_eperm)
+{
+	struct private_args a = { .addr = self->addr, .unit = self->unit };
+	struct stat st;
+	int status;
+
+	ASSERT_SYS(stat(MSHARE_FS_DIR, &st));
+	EXPECT_EQ(st.st_mode & 07777, 01777u);
+
+	ASSERT_NE(map_shared_anon(self->addr, PAGE, PROT_READ | PROT_WRITE), MAP_FAILED);
+	create_region(self, O_RDWR, 0600);
+	/* Nobody maps it now; it persists until its name is unlinked. */
+	ASSERT_SYS(munmap((void *)self->addr, self->unit));
+	EXPECT_TRUE(mt_file_exists(self->name));
+
+	status = run_child(unlink_as_nobody, self->name, 1);
+	if (exit_code(status) == 1)
+		TH_LOG("uid %d removed root's 0600 region", NOBODY);
+	EXPECT_EQ(exit_code(status), 0);	/* EPERM */
+	EXPECT_TRUE(mt_file_exists(self->name));
+	ASSERT_SYS(mshare_unlink(self->name));
+	self->created = 0;
+	EXPECT_FALSE(mt_file_exists(self->name));
+
+	/* Anyone may create a region of their own and remove it. */
+	snprintf(a.name, sizeof(a.name), "%s-nobody", self->name);
+	status = run_child(create_and_unlink_as_nobody, &a, 1);
+	mt_log_status("nobody creating its own region", status);
+	EXPECT_EQ(exit_code(status), 0);
+}
+
+struct attach_args {
+	const char *name;
+	int oflag;
+	int want_errno;		/* 0: must attach */
+	struct mshare_info info;	/* given: nobody may not read the file */
+};
+
+/* Attaches as nobody: with want_errno, must fail with it; else must attach,
+ * see 'R' and (O_RDWR) write 'N'. */
+static int attach_as_nobody(void *arg)
+{
+	struct attach_args *a = arg;
+	struct mshare_info info = a->info;
+
+	errno = 0;
+	if (mshare(a->name, info.start, info.size, a->oflag, 0) != 0) {
+		if (a->want_errno && errno == a->want_errno)
+			return 0;
+		TH_LOG("nobody: mshare(%s): %s", (a->oflag & O_ACCMODE) == O_RDWR ? "O_RDWR" :
+		       "O_RDONLY", strerror(errno));
+		return 11;
+	}
+	if (a->want_errno) {
+		TH_LOG("nobody attached %s; want %s", (a->oflag & O_ACCMODE) == O_RDWR ?
+		       "O_RDWR" : "O_RDONLY", strerror(a->want_errno));
+		return 12;
+	}
+	if (*(volatile char *)info.start != 'R')
+		return 13;
+	if ((a->oflag & O_ACCMODE) == O_RDWR)
+		*(volatile char *)info.start = 'N';
+	return 0;
+}
+
+TEST_F(attack, attach_checks_the_callers_permission_on_the_file)
+{
+	const struct { mode_t mode; int oflag, want_errno; } cases[] = {
+		{ 0644, O_RDWR, EACCES },
+		{ 0644, O_RDONLY, 0 },
+		{ 0600, O_RDONLY, EACCES },
+		{ 0666, O_RDWR, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned long addr = mt_region(self->unit, 8 + (int)i);
+		struct attach_args a = { NULL, cases[i].oflag, cases[i].want_errno,
+					 { addr, self->unit } };
+		char name[96], path[256];
+		struct stat st;
+		int status;
+		char *p;
+
+		snprintf(name, sizeof(name), "%s-%zu", self->name, i);
+		a.name = name;
+		p = map_shared_anon(addr, PAGE, PROT_READ | PROT_WRITE);
+		ASSERT_NE(p, MAP_FAILED);
+		p[0] = 'R';
+		ASSERT_SYS(mshare(name, addr, self->unit, O_CREAT | O_EXCL | O_RDWR, cases[i].mode));
+		/* The file carries the read and write bits of mode. */
+		mt_path(path, sizeof(path), name);
+		EXPECT_SYS(stat(path, &st));
+		EXPECT_EQ(st.st_mode & 0777, cases[i].mode);
+		status = run_child(attach_as_nobody, &a, 1);
+		if (exit_code(status) != 0)
+			TH_LOG("case %zu: mode %04o, %s", i, (unsigned)cases[i].mode,
+			       cases[i].oflag == O_RDWR ? "O_RDWR" : "O_RDONLY");
+		mt_log_status("nobody", status);
+		EXPECT_EQ(exit_code(status), 0);
+		if (!cases[i].want_errno && cases[i].oflag == O_RDWR)
+			EXPECT_EQ(p[0], 'N');
+		else
+			EXPECT_EQ(p[0], 'R');
+		EXPECT_SYS(mshare_unlink(name));
+		EXPECT_FALSE(mt_file_exists(name));
+	}
+}
+
+/* ---- 10. mshare_unlink unmaps the region and nothing else ---- */
+
+TEST_F(attack, unlink_leaves_other_mappings_in_the_range_alone)
+{
+	unsigned long addr = mt_region(self->unit, 4);	/* 2 units */
+	unsigned char vec;
+	char *q;
+
+	ASSERT_NE(map_shared_anon(addr, PAGE, PROT_READ | PROT_WRITE), MAP_FAILED);
+	ASSERT_NE(map_shared_anon(addr + self->unit, PAGE, PROT_READ | PROT_WRITE), MAP_FAILED);
+	ASSERT_SYS(mshare(self->name, addr, 2 * self->unit, O_CREAT | O_EXCL | O_RDWR, 0600));
+	self->created = 1;
+	*(volatile char *)(addr + self->unit) = 'D';
+	/* The second slot's shared VMA goes; the slot is the caller's again. */
+	ASSERT_SYS(munmap((void *)(addr + self->unit), PAGE));
+	q = mmap((void *)(addr + self->unit + 4 * PAGE), PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT_NE(q, MAP_FAILED);
+	q[0] = 'Q';
+	ASSERT_SYS(mshare_unlink(self->name));
+	self->created = 0;
+	EXPECT_FALSE(mt_file_exists(self->name));
+	/* The first slot's shared VMA is gone, the private page is not. */
+	EXPECT_ERRNO(mincore((void *)addr, PAGE, &vec), ENOMEM);
+	EXPECT_SYS(mincore(q, PAGE, &vec));
+	if (mincore(q, PAGE, &vec) == 0)
+		EXPECT_EQ(q[0], 'Q');
+	munmap(q, PAGE);
+}
+
+TEST_HARNESS_MAIN
