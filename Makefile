@@ -61,6 +61,9 @@ test: test-build
 		echo "make test: MSHARE_SKIP_GUEST=1: the kernel and guest tests are skipped, the patched kernel is not built"; \
 	else \
 		$(MAKE) --no-print-directory kernel || { echo "make test: make kernel failed (see above); the kernel and guest tests need it (MSHARE_SKIP_GUEST=1 make test runs the others)" >&2; exit 1; }; \
+		case "tests/kernel/debug-kernel.sh" in *"$(TEST_FILTER)"*) \
+			$(MAKE) --no-print-directory kernel-debug || echo "make test: make kernel-debug failed (see above); tests/kernel/debug-kernel.sh will fail" >&2 ;; \
+		esac; \
 	fi
 	@tests/run-tests.sh
 

@@ -5,6 +5,10 @@
 #                         boot build/kernel/bzImage and run CMD (default: a smoke check)
 #   make guest-tests      the in-guest test binaries under build/guest/
 #   make test-kernel      build the kernel, then boot it and run the conformance tests
+#   make fuzz [FUZZ_MINUTES=60] [FUZZ_SEED=N] [FUZZ_PROCS=4] [FUZZ_KERNEL=debug|normal]
+#                         the mshare syscall fuzzer in the guest of the debug
+#                         kernel (default) with --fail-on-warning; results in
+#                         build/vm/fuzz-<time>-seed<N>/ (seed: the time unless given)
 # Guest binaries live under build/guest/, never build/tests/: the host test
 # runner executes build/tests/*/test-* on the host, where syscalls 451/452
 # are something else.
@@ -16,7 +20,7 @@ GUEST_CFLAGS   := -O2 -g $(CSTD) $(WARN) -static -Ikernel/include -Itests/kernel
 KTEST_SRCS     := $(wildcard tests/kernel/test-*.c)
 KTEST_BINS     := $(KTEST_SRCS:tests/kernel/%.c=$(GUEST_DIR)/tests/kernel/%)
 KTEST_HDRS     := $(wildcard tests/kernel/*.h) $(wildcard kernel/include/*.h)
-GUEST_TOOLS    := $(GUEST_DIR)/bin/statx-dax $(GUEST_DIR)/bin/vm-smoke
+GUEST_TOOLS    := $(GUEST_DIR)/bin/statx-dax $(GUEST_DIR)/bin/vm-smoke $(GUEST_DIR)/bin/fuzz-mshare
 GUEST_FILES    := $(KTEST_BINS) $(GUEST_TOOLS)
 # The benchmark binary goes in as `make` last built it (make vm does not
 # rebuild it: a half-edited harness must not stop the VM from booting); a
@@ -37,6 +41,12 @@ $(GUEST_DIR)/tests/kernel/%: tests/kernel/%.c $(KTEST_HDRS)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
 $(GUEST_DIR)/bin/statx-dax: kernel/vm/statx-dax.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+# The mshare syscall fuzzer (not a TAP test: tests/kernel/debug-kernel.sh and
+# make fuzz run it in the guest).
+$(GUEST_DIR)/bin/fuzz-mshare: tests/kernel/fuzz-mshare.c $(KTEST_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
@@ -61,6 +71,23 @@ vm: $(INITRAMFS)
 test-kernel:
 	$(MAKE) kernel
 	tests/kernel/conformance.sh
+
+FUZZ_MINUTES ?= 60
+FUZZ_PROCS   ?= 4
+FUZZ_KERNEL  ?= debug
+.PHONY: fuzz
+fuzz: guest-tests initramfs
+	@case '$(FUZZ_MINUTES)' in ''|*[!0-9]*|0) echo "make fuzz: FUZZ_MINUTES='$(FUZZ_MINUTES)' is not a positive number of minutes" >&2; exit 2 ;; esac
+	@case '$(FUZZ_KERNEL)' in debug) $(MAKE) --no-print-directory kernel-debug ;; normal) $(MAKE) --no-print-directory kernel ;; \
+		*) echo "make fuzz: FUZZ_KERNEL='$(FUZZ_KERNEL)' (expected debug or normal)" >&2; exit 2 ;; esac
+	@seed='$(FUZZ_SEED)'; [ -n "$$seed" ] || seed=$$(date +%s); \
+	case "$$seed" in *[!0-9]*) echo "make fuzz: FUZZ_SEED='$$seed' is not a number" >&2; exit 2 ;; esac; \
+	image=build/kernel/bzImage; [ '$(FUZZ_KERNEL)' = debug ] && image=build/kernel-debug/bzImage; \
+	out=$(VM_DIR)/fuzz-$$(date -u +%Y%m%dT%H%M%SZ)-seed$$seed; mkdir -p "$$out"; \
+	echo "make fuzz: $(FUZZ_MINUTES) min, seed $$seed, $(FUZZ_PROCS) processes, $$image; results in $$out"; \
+	kernel/vm/run.sh --no-build --kernel "$$image" --mem 2G --fail-on-warning \
+		--timeout $$(( $(FUZZ_MINUTES) * 60 + 900 )) --out "$$out" -- \
+		fuzz-mshare --seed "$$seed" --seconds $$(( $(FUZZ_MINUTES) * 60 )) --procs '$(FUZZ_PROCS)'
 
 # The guest tests are compiled with everything else so a build error shows
 # up in `make test`; they run only inside the guest.

@@ -10,7 +10,9 @@
 # Last line: "N passed, N failed, N skipped". Exit status non-zero if
 # anything failed.
 #
-# Environment: TEST_TIMEOUT (seconds per test, default 900),
+# Environment: TEST_TIMEOUT (seconds per test, default 900; a script that
+#              declares "# test-timeout: N" in its first lines gets N when
+#              that is more),
 #              TEST_FILTER (only tests whose path contains it).
 cd "$(dirname "$0")/.." || exit 2
 timeout_s=${TEST_TIMEOUT:-900}
@@ -26,9 +28,12 @@ for t in tests/*/*.sh build/tests/*/test-*; do
 		case "$t" in *"$TEST_FILTER"*) ;; *) continue ;; esac
 	fi
 	echo "# $t"
+	t_limit=$timeout_s
+	decl=$(head -c 2048 "$t" | sed -n 's/^# test-timeout: *\([0-9][0-9]*\)$/\1/p' | head -n 1)
+	[ -n "$decl" ] && [ "$decl" -gt "$t_limit" ] && t_limit=$decl
 	# Output shows as it comes (a guest test boots a VM for minutes); the
 	# status comes back through a file, the pipe would lose it.
-	{ timeout -k 10 "$timeout_s" "./$t" 2>&1; echo $? >"$log.rc"; } | tee "$log"
+	{ timeout -k 10 "$t_limit" "./$t" 2>&1; echo $? >"$log.rc"; } | tee "$log"
 	rc=$(cat "$log.rc" 2>/dev/null || echo 2)
 	p=$(grep -cE '^ok [0-9]+' "$log" | tr -d ' ')
 	s=$(grep -ciE '^ok [0-9]+.*# *SKIP' "$log" | tr -d ' ')
@@ -36,7 +41,7 @@ for t in tests/*/*.sh build/tests/*/test-*; do
 	p=$((p - s))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-			echo "not ok - $t timed out after ${timeout_s}s"
+			echo "not ok - $t timed out after ${t_limit}s"
 		else
 			echo "not ok - $t exited with status $rc without reporting a failure"
 		fi

@@ -7,6 +7,10 @@
 #
 # Environment: KERNEL_TEST_VM_OPTS  extra options for kernel/vm/run.sh
 #              KERNEL_TEST_FILTER   run only tests whose name contains this
+#              KERNEL_TEST_IMAGE    kernel image to boot (default
+#                                   build/kernel/bzImage; tests/kernel/debug-kernel.sh
+#                                   passes the debug flavour, build/kernel-debug/bzImage)
+#              KERNEL_TEST_OUT      results directory prefix (default build/vm/conformance)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
@@ -20,12 +24,19 @@ if [ -n "$why" ]; then
 	exit
 fi
 
-mkdir -p build/vm
+image=${KERNEL_TEST_IMAGE:-build/kernel/bzImage}
+if [ ! -f "$image" ]; then
+	echo "not ok 1 - kernel conformance: no kernel image at $image (KERNEL_TEST_IMAGE)"
+	echo "1..1"
+	exit 1
+fi
+prefix=${KERNEL_TEST_OUT:-build/vm/conformance}
+mkdir -p "$(dirname "$prefix")"
 # One results directory per run (two runs may overlap, e.g. make test while
-# make test-kernel runs); build/vm/conformance-latest points at the newest.
-out=$(mktemp -d build/vm/conformance.XXXXXX) || exit 1
+# make test-kernel runs); PREFIX-latest points at the newest.
+out=$(mktemp -d "$prefix.XXXXXX") || exit 1
 chmod 755 "$out"
-ln -sfn "${out##*/}" build/vm/conformance-latest
+ln -sfn "${out##*/}" "$prefix-latest"
 if ! make -s --no-print-directory guest-tests initramfs >"$out/build.log" 2>&1; then
 	echo "not ok 1 - kernel conformance: building the guest tests or the initramfs failed"
 	sed 's/^/# /' "$out/build.log"
@@ -55,7 +66,7 @@ vm_timeout=$(( ${TEST_TIMEOUT:-900} - 60 ))
 # stops QEMU) instead of leaving the guest running.
 echo "# kernel conformance: booting the patched kernel under QEMU (TCG); its console follows"
 # shellcheck disable=SC2086
-kernel/vm/run.sh --no-build --mem 2G --pmem 4 --cpus 2 --align 4K --timeout "$vm_timeout" \
+kernel/vm/run.sh --no-build --kernel "$image" --mem 2G --pmem 4 --cpus 2 --align 4K --timeout "$vm_timeout" \
 	--append "slub_debug=FZPU,numa_policy" \
 	--fail-on-warning --stream comment --keep-out --out "$out" ${KERNEL_TEST_VM_OPTS:-} -- "$guest_cmd" &
 vm_pid=$!
