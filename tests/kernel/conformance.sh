@@ -11,6 +11,8 @@
 #                                   build/kernel/bzImage; tests/kernel/debug-kernel.sh
 #                                   passes the debug flavour, build/kernel-debug/bzImage)
 #              KERNEL_TEST_OUT      results directory prefix (default build/vm/conformance)
+#              KERNEL_TEST_GUEST_ENV  NAME=VALUE words exported to the test
+#                                   binaries in the guest (e.g. KT_SHARERS=20 KT_SHARED_MB=256)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
@@ -44,8 +46,21 @@ if ! make -s --no-print-directory guest-tests initramfs >"$out/build.log" 2>&1; 
 fi
 
 filter=${KERNEL_TEST_FILTER:-}
+guest_env=
+for kv in ${KERNEL_TEST_GUEST_ENV:-}; do
+	case "$kv" in
+	[A-Za-z_]*=*) case "${kv%%=*}${kv#*=}" in *[!A-Za-z0-9_.,:/-]*) bad=1 ;; *) bad=0 ;; esac ;;
+	*) bad=1 ;;
+	esac
+	if [ "$bad" = 1 ]; then
+		echo "not ok 1 - kernel conformance: KERNEL_TEST_GUEST_ENV word '$kv' is not NAME=VALUE (letters, digits, _.,:/-)"
+		echo "1..1"
+		exit 1
+	fi
+	guest_env="$guest_env export $kv;"
+done
 # In the guest: every test binary, its TAP output kept in /out for the relay.
-guest_cmd='rc=0
+guest_cmd=$guest_env'rc=0
 for t in /guest/tests/kernel/test-*; do
 	echo "# binary ${t##*/}" >>/out/kernel-tests.tap
 	"$t" '"${filter:+\"$filter\"}"' >>/out/kernel-tests.tap 2>&1 || rc=1
