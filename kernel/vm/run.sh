@@ -52,6 +52,9 @@ usage: kernel/vm/run.sh [options] -- COMMAND [ARG...]
   --check-logs DIR   boot nothing: judge the logs of an earlier run's --out DIR
                      (console.log, kmsg.txt, dmesg.txt) as a run would: 125 for
                      a crash (or a warning with --fail-on-warning), else 0
+  --crash-grace S    after a crash report on the console, let the guest run
+                     at most S seconds more (default 30; a fuzz run raises it
+                     to keep its summary)
   --fail-on-warning  a kernel WARNING, KASAN, lockdep, SLUB, list-corruption,
                      hung-task or RCU-stall report fails the run (status 125)
 USAGE
@@ -81,7 +84,7 @@ kernel=$root/build/kernel/bzImage
 initrd=$root/build/vm/initramfs.cpio
 build=1 mem=2G pmem=4 cpus=2 align=2M pmem_mode=nvdimm hugepages=0
 timeout=900 out=$root/build/vm/out keep_out=0 extra_append= stream=stdout
-fail_on_warning=0 check_logs=
+fail_on_warning=0 check_logs= crash_grace=30
 
 die() { echo "run.sh: $*" >&2; exit 126; }
 need_arg() { [ $# -ge 2 ] || die "$1 needs a value"; }
@@ -105,6 +108,7 @@ while [ $# -gt 0 ]; do
 	--stream) need_arg "$@"; stream=$2; shift 2 ;;
 	--fail-on-warning) fail_on_warning=1; shift ;;
 	--check-logs) need_arg "$@"; check_logs=$2; shift 2 ;;
+	--crash-grace) need_arg "$@"; crash_grace=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage >&2; die "unknown option '$1' (the command goes after --)" ;;
@@ -139,6 +143,7 @@ esac
 [[ "$pmem" =~ ^[0-9]+$ ]] && [ "$pmem" -ge 1 ] || die "bad --pmem '$pmem' (whole GiB, at least 1)"
 [[ "$cpus" =~ ^[0-9]+$ ]] && [ "$cpus" -ge 1 ] || die "bad --cpus '$cpus'"
 [[ "$timeout" =~ ^[0-9]+$ ]] && [ "$timeout" -ge 1 ] || die "bad --timeout '$timeout' (seconds)"
+[[ "$crash_grace" =~ ^[0-9]+$ ]] || die "bad --crash-grace '$crash_grace' (seconds)"
 [[ "$hugepages" =~ ^[0-9]+$ ]] || die "bad --hugepages '$hugepages'"
 case "$align" in 2M|4K) ;; 2m) align=2M ;; 4k) align=4K ;; *) die "bad --align '$align' (2M or 4K)" ;; esac
 case "$stream" in stdout|stderr|comment|none) ;; *) die "bad --stream '$stream'" ;; esac
@@ -246,17 +251,20 @@ none) ;;
 esac
 
 deadline_ms=$((start_ms + timeout * 1000))
-shell_ms= ready_ms= timed_out=0 crash_seen=0 polls=0
+shell_ms= ready_ms= timed_out=0 crash_seen=0 polls=0 cut_short=0
 while kill -0 "$qpid" 2>/dev/null; do
 	sleep 0.2
 	t=$(now_ms)
 	if [ -z "$shell_ms" ] && grep -q '@@MSHARE-VM-SHELL' "$log"; then shell_ms=$t; fi
 	if [ -z "$ready_ms" ] && grep -q '@@MSHARE-VM-READY' "$log"; then ready_ms=$t; fi
 	polls=$((polls + 1))
-	# A crashed kernel may never finish the command: give it 30 s more.
+	# A crashed kernel may never finish the command: give it --crash-grace more.
 	if [ "$crash_seen" = 0 ] && [ $((polls % 10)) = 0 ] && grep -Eq "$crash_re" "$log"; then
 		crash_seen=1
-		[ $((t + 30000)) -lt "$deadline_ms" ] && deadline_ms=$((t + 30000))
+		if [ $((t + crash_grace * 1000)) -lt "$deadline_ms" ]; then
+			deadline_ms=$((t + crash_grace * 1000))
+			cut_short=1
+		fi
 	fi
 	if [ "$t" -ge "$deadline_ms" ]; then
 		timed_out=1
@@ -315,7 +323,11 @@ scan_logs "$work/console.txt" "$out"
 # A kernel crash decides the status whatever else happened: a guest that hung
 # after a BUG reports the BUG (125), not a hang.
 hang_note=
-[ "$timed_out" = 1 ] && hang_note=", and the guest did not finish within ${timeout}s"
+if [ "$timed_out" = 1 ] && [ "$cut_short" = 1 ]; then
+	hang_note=", and the guest did not finish within ${crash_grace}s of the report"
+elif [ "$timed_out" = 1 ]; then
+	hang_note=", and the guest did not finish within ${timeout}s"
+fi
 if [ -n "$crash_lines" ]; then
 	printf 'run.sh: FAIL: the guest kernel crashed (command status %s%s):\n%s\n' "${rc:-none}" "$hang_note" "$crash_lines" >&2
 	[ -n "$warn_lines" ] && printf 'run.sh: kernel warnings:\n%s\n' "$warn_lines" >&2

@@ -33,6 +33,7 @@ check "refuses --seed -1" refused "'-1'" --seed -1
 check "refuses --calls 12x" refused "'12x'" --calls 12x
 check "refuses --seconds 0 without --calls" refused "--seconds 0" --seconds 0
 check "refuses an unknown option" refused "--bogus" --bogus
+check "refuses --avoid with an unknown bug name" refused "'nosuch'" --avoid private,nosuch
 help_ok() { "$fuzz" --help | grep -q -- '--seed N' && "$fuzz" --help | grep -q -- '--dry-run'; }
 check "--help names the options" help_ok
 no_mshare() {
