@@ -137,7 +137,7 @@ else
 	tap not-ok "a real hung task (write to a frozen ext4) is reported and fails a --fail-on-warning run (run.sh $rc, $hung)"
 	show_failure "$hung"
 fi
-vm crash 300 --mem 1G --no-pmem -- 'echo c >/proc/sysrq-trigger; sleep 600'
+vm crash 240 --mem 1G --no-pmem -- 'echo c >/proc/sysrq-trigger || exit 3; sleep 600'
 rc=$?
 if [ "$rc" = 125 ] && grep -q 'sysrq triggered crash' "$crash/console.log"; then
 	tap ok "a real kernel crash (echo c >/proc/sysrq-trigger) fails the run (125)"

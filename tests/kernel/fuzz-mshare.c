@@ -543,6 +543,17 @@ static void op_mshare_attach(void)
 		info.start = slot_addr(below(SLOTS));
 		info.size = unit;
 	}
+	/* A consumer needs the range empty: usually clear it first (this
+	 * process's own mappings there, or its earlier attachment). */
+	if (chance(70) && info.size && info.start + info.size > info.start) {
+		(void)munmap((void *)info.start, info.size);
+		for (int i = 0; i < nmaps;) {
+			if (maps[i].addr >= info.start && maps[i].addr < info.start + info.size)
+				maps[i] = maps[--nmaps];
+			else
+				i++;
+		}
+	}
 	rc = mshare(name, info.start, info.size, chance(60) ? O_RDWR : O_RDONLY, 0);
 	record(OP_mshare_attach, rc, errno);
 	if (rc == 0 && chance(60))
