@@ -151,6 +151,7 @@ static int entry_write(const char *path, const struct entry *e)
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -1;
+	fchmod(fd, 0644); /* whatever the umask: users who are not root read it */
 	ssize_t w = write(fd, line, (size_t)n);
 	int e_w = errno;
 	if (close(fd) != 0 || w != n) {
@@ -188,17 +189,27 @@ static int lock_take(struct hugepool_claim *c, bool honour_stop, char *err, size
 	int fd;
 
 	if (geteuid() == 0) {
-		if ((mkdir(HUGEPOOL_STATE_DIR, 0755) != 0 && errno != EEXIST) ||
-		    (mkdir(HUGEPOOL_LEDGER_DIR, 0755) != 0 && errno != EEXIST)) {
-			snprintf(err, err_len, "cannot create %s: %s", HUGEPOOL_LEDGER_DIR, strerror(errno));
-			return -1;
+		/* Readable by every user whatever the umask: users who are not
+		 * root take the same lock (and read the ledger). */
+		const char *dirs[] = { HUGEPOOL_STATE_DIR, HUGEPOOL_LEDGER_DIR };
+		for (int i = 0; i < 2; i++) {
+			if (mkdir(dirs[i], 0755) == 0)
+				chmod(dirs[i], 0755);
+			else if (errno != EEXIST) {
+				snprintf(err, err_len, "cannot create %s: %s", dirs[i], strerror(errno));
+				return -1;
+			}
 		}
 		fd = open(HUGEPOOL_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd >= 0)
+			fchmod(fd, 0644);
 	} else {
-		/* flock needs only a descriptor: read access to root's file. */
+		/* flock needs only a descriptor: read access to root's file. A
+		 * user who cannot have it (no root run made it yet) waits for
+		 * nobody; such a user cannot change the pool in any case. */
 		fd = open(HUGEPOOL_LOCK, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0 && errno == ENOENT)
-			return 0; /* no root run made it: nobody to wait for */
+		if (fd < 0 && (errno == ENOENT || errno == EACCES))
+			return 0;
 	}
 	if (fd < 0) {
 		snprintf(err, err_len, "cannot open the hugepage pool lock %s: %s", HUGEPOOL_LOCK, strerror(errno));

@@ -13,7 +13,9 @@ LEDGER=/run/mshare-bench/hugepool
 pool() { cat "$HP/nr_hugepages"; }
 surplus() { cat "$HP/surplus_hugepages"; }
 avail() { echo $(($(cat "$HP/free_hugepages") - $(cat "$HP/resv_hugepages"))); }
-ledger_count() { ls "$LEDGER" 2>/dev/null | wc -l; }
+# Ledger entries of run PID (named PID-STARTTIME-2048kB); other runs on
+# the machine may have entries of their own at the same time.
+entries_of() { ls "$LEDGER" 2>/dev/null | grep -c "^$1-"; }
 ev() { eval "$1"; } # check "what" ev 'cond && cond'  
 
 if [ "$(id -u)" -ne 0 ] || [ ! -w "$HP/nr_hugepages" ]; then
@@ -55,6 +57,11 @@ pool_is() { # what want
 			not_ok "$1 (now $(pool), want $2)"
 		fi
 	fi
+}
+pool_same() { # what before: unchanged (or skip: others changed it)
+	if [ "$(pool)" = "$2" ]; then ok "$1"
+	elif [ "$orig" != 0 ]; then skip "$1" "another process is using the pool (was $2, now $(pool))"
+	else not_ok "$1 (now $(pool))"; fi
 }
 quiet_check() { # what command...: check, or skip when the pool was disturbed
 	if [ "$UNDISTURBED" = yes ]; then check "$@"; else skip "$1" "$UNDISTURBED"; fi
@@ -99,7 +106,7 @@ pair() { # round
 		ev '[ "$max" -le 512 ] && [ "$added" -le 1024 ]'
 	quiet_check "round $1: the pool grew by at most 1024 pages (peak $peak from $orig)" [ "$peak" -le $((orig + 1024)) ]
 	quiet_check "round $1: no surplus pages left ($(surplus))" [ "$(surplus)" -eq 0 ]
-	quiet_check "round $1: no ledger entry left" [ "$(ledger_count)" -eq 0 ]
+	quiet_check "round $1: no ledger entry of either run left" [ "$(entries_of $pid_a)$(entries_of $pid_b)" = 00 ]
 }
 pair 1
 pair 2
@@ -111,11 +118,13 @@ kill_case() { # point what-to-expect-before-cleanup
 	point=$1
 	a0=$(avail); [ "$a0" -lt 0 ] && a0=0
 	pages=$((a0 + 64))
-	MSHARE_BENCH_KILL_AT=$1 timeout 300 "$BIN" run --backend hugetlb-2m --workers 4 --size $((pages * 2))M \
-		--workload pt-footprint --quiet --out "$WORK/kill-$1.json" 2>"$WORK/kill-$1.err"
+	MSHARE_BENCH_KILL_AT=$1 "$BIN" run --backend hugetlb-2m --workers 4 --size $((pages * 2))M \
+		--workload pt-footprint --quiet --out "$WORK/kill-$1.json" 2>"$WORK/kill-$1.err" &
+	pid=$!
+	wait $pid
 	rc=$?
 	check "SIGKILL at $1: the run died by SIGKILL (exit $rc)" [ "$rc" -eq 137 ]
-	check "SIGKILL at $1: it left a ledger entry" [ "$(ledger_count)" -eq 1 ]
+	check "SIGKILL at $1: it left a ledger entry" [ "$(entries_of $pid)" -eq 1 ]
 	left=$(pool)
 	if [ "$2" = cleanup ]; then
 		"$BIN" cleanup >"$WORK/cleanup-$1.out" 2>&1
@@ -130,7 +139,7 @@ kill_case() { # point what-to-expect-before-cleanup
 			ev '[ "$crc" -eq 0 ] && grep -q "gave back" "$WORK/next-$point.err"'
 	fi
 	pool_is "SIGKILL at $1: pool back from $left to $orig" "$orig"
-	quiet_check "SIGKILL at $1: ledger empty" [ "$(ledger_count)" -eq 0 ]
+	quiet_check "SIGKILL at $1: its ledger entry is gone" [ "$(entries_of $pid)" -eq 0 ]
 }
 kill_case hugepool-ledger cleanup
 kill_case hugepool-raised cleanup
@@ -143,16 +152,18 @@ kill_case hugepool-given cleanup
 for point in hugepool-giving hugepool-given; do
 	a0=$(avail); [ "$a0" -lt 0 ] && a0=0
 	MSHARE_BENCH_KILL_AT=hugepool-added "$BIN" run --backend hugetlb-2m --workers 2 --size $(((a0 + 64) * 2))M \
-		--workload pt-footprint --quiet --out "$WORK/kc-$point.json" 2>/dev/null
+		--workload pt-footprint --quiet --out "$WORK/kc-$point.json" 2>/dev/null &
+	pid=$!
+	wait $pid
 	left=$(pool)
 	MSHARE_BENCH_KILL_AT=$point "$BIN" cleanup >/dev/null 2>&1
 	rc=$?
-	check "cleanup SIGKILLed at $point (exit $rc) leaves the entry" ev '[ $rc -eq 137 ] && [ "$(ledger_count)" -eq 1 ]'
+	check "cleanup SIGKILLed at $point (exit $rc) leaves the entry" ev '[ $rc -eq 137 ] && [ "$(entries_of $pid)" -eq 1 ]'
 	"$BIN" cleanup >"$WORK/kc-$point.out" 2>&1
 	rc=$?
 	check "... the next cleanup exits 0: $(tr '\n' ' ' <"$WORK/kc-$point.out")" [ $rc -eq 0 ]
 	pool_is "... pool back from $left to $orig" "$orig"
-	quiet_check "... ledger empty" [ "$(ledger_count)" -eq 0 ]
+	quiet_check "... its ledger entry is gone" [ "$(entries_of $pid)" -eq 0 ]
 done
 
 # SIGKILL by timing: as soon as the pool has grown (set-up under way).
@@ -170,17 +181,18 @@ rc=$?
 BG=""
 grown=$(pool)
 check "SIGKILL during set-up: killed (exit $rc) with the pool grown ($orig -> $grown)" ev '[ $rc -eq 137 ] && [ "$grown" -gt "$orig" ]'
-check "SIGKILL during set-up: a ledger entry is left" [ "$(ledger_count)" -eq 1 ]
+check "SIGKILL during set-up: a ledger entry is left" [ "$(entries_of $pid)" -eq 1 ]
 "$BIN" cleanup >"$WORK/cleanup-setup.out" 2>&1
 check "SIGKILL during set-up: cleanup exits 0: $(tr '\n' ' ' <"$WORK/cleanup-setup.out")" [ $? -eq 0 ]
 pool_is "SIGKILL during set-up: pool back from $grown to $orig" "$orig"
-quiet_check "SIGKILL during set-up: ledger empty" [ "$(ledger_count)" -eq 0 ]
+quiet_check "SIGKILL during set-up: its ledger entry is gone" [ "$(entries_of $pid)" -eq 0 ]
 
 # SIGKILL with workers up: the parent is stopped as soon as 60 of its 200
 # workers exist, then killed (the workload lasts 120 s: the kill lands
 # mid-run however slow the set-up is).
 children() { pgrep -P "$1"; }
-"$BIN" run --backend hugetlb-2m --workers 200 --size 1G --workload sga-read --duration 120s --quiet \
+a0=$(avail); [ "$a0" -lt 0 ] && a0=0
+"$BIN" run --backend hugetlb-2m --workers 200 --size $(((a0 + 64) * 2))M --workload sga-read --duration 120s --quiet \
 	--out "$WORK/kill-workers.json" 2>"$WORK/kill-workers.err" &
 pid=$!
 BG=$pid
@@ -194,14 +206,14 @@ rc=$?
 BG=""
 grown=$(pool)
 check "SIGKILL with workers up: killed (exit $rc) with $up workers up, pool $orig -> $grown" ev '[ $rc -eq 137 ] && [ "$up" -ge 60 ]'
-check "SIGKILL with workers up: a ledger entry is left" [ "$(ledger_count)" -eq 1 ]
+check "SIGKILL with workers up: a ledger entry is left" [ "$(entries_of $pid)" -eq 1 ]
 i=0
 while [ -n "$(pgrep -f "$WORK/kill-workers.json")" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 check "SIGKILL with workers up: every worker died with the parent" [ -z "$(pgrep -f "$WORK/kill-workers.json")" ]
 "$BIN" cleanup >"$WORK/cleanup-workers.out" 2>&1
 check "SIGKILL with workers up: cleanup exits 0: $(tr '\n' ' ' <"$WORK/cleanup-workers.out")" [ $? -eq 0 ]
 pool_is "SIGKILL with workers up: pool back from $grown to $orig" "$orig"
-quiet_check "SIGKILL with workers up: ledger empty" [ "$(ledger_count)" -eq 0 ]
+quiet_check "SIGKILL with workers up: its ledger entry is gone" [ "$(entries_of $pid)" -eq 0 ]
 
 # --- the ledger's own edge cases -------------------------------------------
 mkdir -p "$LEDGER"
@@ -221,13 +233,15 @@ pool_is "... and its 3 pages go back (pool $orig)" "$orig"
 entry fake-live $$ "$(start_of $$)" 3
 before=$(pool)
 "$BIN" cleanup >"$WORK/live.out" 2>&1
-check "a live run's entry is left alone" ev '[ -e "$LEDGER/fake-live" ] && [ "$(pool)" = "$before" ]'
+check "a live run's entry is left alone" [ -e "$LEDGER/fake-live" ]
+pool_same "... and the pool untouched" "$before"
 rm -f "$LEDGER/fake-live"
 # An entry of an earlier boot: dropped, the pool untouched.
 entry fake-boot 1 1 3 00000000-0000-0000-0000-000000000000
 before=$(pool)
 "$BIN" cleanup >/dev/null 2>&1
-check "an entry of an earlier boot is dropped without touching the pool" ev '[ ! -e "$LEDGER/fake-boot" ] && [ "$(pool)" = "$before" ]'
+check "an entry of an earlier boot is dropped" [ ! -e "$LEDGER/fake-boot" ]
+pool_same "... without touching the pool" "$before"
 # An unreadable entry: named, left alone, exit 1.
 FAKES="$FAKES fake-garbage"
 printf 'garbage\n' >"$LEDGER/fake-garbage"
@@ -252,18 +266,20 @@ else
 	echo $(($(pool) + grow)) >"$HP/nr_hugepages"
 	before=$(pool)
 	nobody "$BIN" run --backend hugetlb-2m --workers 2 --size 4M --workload touch --quiet \
-		--out "$WORK/nobody/ok.json" 2>"$WORK/nobody.err"
+		--out "$WORK/nobody/ok.json" 2>"$WORK/nobody.err" &
+	pid=$! # setpriv execs the run: same pid
+	wait $pid
 	rc=$?
 	check "uid 65534: a hugetlb-2m run from the free pool succeeds (exit $rc): $(cat "$WORK/nobody.err")" [ $rc -eq 0 ]
-	check "uid 65534: ... and the pool is unchanged ($before)" [ "$(pool)" = "$before" ]
-	check "uid 65534: ... and no ledger entry" [ "$(ledger_count)" -eq 0 ]
+	pool_same "uid 65534: ... and the pool is unchanged ($before)" "$before"
+	check "uid 65534: ... and no ledger entry" [ "$(entries_of $pid)" -eq 0 ]
 	a1=$(avail)
 	nobody "$BIN" run --backend hugetlb-2m --workers 2 --size $(((a1 + 8) * 2))M --workload touch --quiet \
 		--out "$WORK/nobody/no.json" 2>"$WORK/nobody2.err"
 	rc=$?
 	check "uid 65534: more than the free pool is refused (exit $rc): $(cat "$WORK/nobody2.err")" \
 		ev '[ $rc -eq 1 ] && grep -q "not writable (needs root)" "$WORK/nobody2.err" && [ ! -e "$WORK/nobody/no.json" ]'
-	check "uid 65534: ... and the pool is unchanged" [ "$(pool)" = "$before" ]
+	pool_same "uid 65534: ... and the pool is unchanged" "$before"
 	echo $(($(pool) - grow)) >"$HP/nr_hugepages"
 	# Dead run's entry: a user who is not root is told to ask root.
 	echo $(($(pool) + 1)) >"$HP/nr_hugepages"
