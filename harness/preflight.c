@@ -89,7 +89,7 @@ static int data_home(struct run_state *rs, bool *in_memory, bool *shmem, char *e
 	}
 	if (dax) {
 		*in_memory = false;
-		snprintf(pf->data_home, sizeof(pf->data_home), "the DAX device under %s (%s), not memory", path, fs);
+		snprintf(pf->data_home, sizeof(pf->data_home), "the DAX device under %s (%s)", path, fs);
 	} else if (ram) {
 		*shmem = true;
 		snprintf(pf->data_home, sizeof(pf->data_home), "shared memory (%s %s)", fs, path);
@@ -153,10 +153,11 @@ static int memory_check(struct run_state *rs, char *err, size_t err_len)
 		snprintf(data, sizeof(data), "%s the %zu kB huge page pool must grow by (%ld pages needed, %ld free)",
 			 format_bytes(pf->pool_growth_bytes, a, sizeof(a)), b->page_bytes / 1024,
 			 pf->pool_pages_needed, pf->pool_pages_available);
+	else if (!in_memory)
+		snprintf(data, sizeof(data), "no region data in memory (it stays on %s)", pf->data_home);
 	else
-		snprintf(data, sizeof(data), "%s of region data in %s%s",
-			 format_bytes(pf->expected_data_in_memory_bytes, a, sizeof(a)), pf->data_home,
-			 ", shared by all workers");
+		snprintf(data, sizeof(data), "%s of region data in %s, shared by all workers",
+			 format_bytes(pf->expected_data_in_memory_bytes, a, sizeof(a)), pf->data_home);
 	char pt_each[48], g[32];
 	if (b->page_tables_shared)
 		snprintf(pt_each, sizeof(pt_each), "one set, shared");
@@ -238,9 +239,13 @@ void preflight_estimate_text(const struct run_state *rs, char *out, size_t len)
 	char a[32];
 
 	snprintf(out, len,
-		 "region data faulted in (at most %s, in %s%s) + region pages x 8 B%s + 256 KiB per worker "
+		 "region data faulted in (at most %s, in %s%s%s) + region pages x 8 B%s + 256 KiB per worker "
 		 "(an estimate for the check, not a measurement)",
 		 format_bytes(pf->expected_data_bytes, a, sizeof(a)), pf->data_home,
+		 rs->cfg.backend->data != BACKEND_DATA_HUGETLB && pf->expected_data_in_memory_bytes == 0 &&
+				 pf->expected_data_bytes > 0
+			 ? ", not memory"
+			 : "",
 		 rs->cfg.backend->data == BACKEND_DATA_HUGETLB ? ": only what the pool must grow by counts" : "",
 		 rs->cfg.backend->page_tables_shared ? " once (shared page tables)" : " per worker");
 }
