@@ -141,6 +141,7 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 	uint64_t size, group_touched_bytes = 0, seg_spans, busy_own = 0;
 	double sum_vmpte = 0, sum_model = 0, sum_recon = 0, sum_share = 0, busy_vmpte = 0, busy_mean;
 	uint64_t per_busy;
+	bool untouched = false;
 	uint64_t seg_pages[3] = { 0, 0, 0 };
 	const struct probe_proc *rep = NULL;
 	char err[512];
@@ -269,9 +270,16 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 	req->region.size = size;
 	req->region.addr = p.seg_start;
 	if (!req->region.touch_count && !req->region.touched_bytes && !a->touch_given) {
-		req->region.touch = group_touch;
-		req->region.touch_count = group_touch_count;
-		req->region.touch_fraction = (double)group_touched_bytes / (double)size;
+		if (group_touch_count) {
+			req->region.touch = group_touch;
+			req->region.touch_count = group_touch_count;
+			req->region.touch_fraction = (double)group_touched_bytes / (double)size;
+		} else {
+			/* Nothing touched yet (a deployment just started):
+			 * nothing to go by; the whole segment, an upper bound. */
+			req->region.touch_fraction = 1.0;
+			untouched = true;
+		}
 	}
 	if (rep) {
 		req->region.around = rep->around;
@@ -331,9 +339,11 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 			"\"vmpte_mean_bytes\": %.1f, \"segment_share_bytes\": %.0f, \"presence_pagetable_bytes\": %.0f,\n",
 			p.proc_count, sum_vmpte, sum_vmpte / (double)p.proc_count, sum_share, sum_recon);
 		fprintf(out, "    \"busy_processes\": %zu, \"busy_vmpte_mean_bytes\": %.1f, \"busy_touched_bytes\": %" PRIu64
-			", \"busy_touched_spans_2m\": %" PRIu64 ", \"least_touched_spans_2m\": %" PRIu64 ",\n",
+			", \"busy_touched_spans_2m\": %" PRIu64 ", \"least_touched_spans_2m\": %" PRIu64
+			", \"nothing_touched\": %s,\n",
 			busy, busy ? busy_vmpte / (double)busy : 0, group_touched_bytes,
-			pm[most].cost.touched_spans[PT_LEVEL_PTE], pm[least].cost.touched_spans[PT_LEVEL_PTE]);
+			pm[most].cost.touched_spans[PT_LEVEL_PTE], pm[least].cost.touched_spans[PT_LEVEL_PTE],
+			untouched ? "true" : "false");
 		fprintf(out, "    \"per_process\": [");
 		for (size_t i = 0; i < p.proc_count; i++) {
 			fprintf(out, "%s\n      {\"pid\": %d, \"comm\": ", i ? "," : "", (int)p.procs[i].pid);
@@ -438,6 +448,9 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 			FMT(per_busy), FMT(req->inputs.own_pt_bytes_per_process),
 			FMT(per_busy - req->inputs.own_pt_bytes_per_process), FMT((uint64_t)busy_mean),
 			pct((double)per_busy, busy_mean));
+	if (untouched)
+		fprintf(out, "\nNo process has a page of the segment present yet: the projection takes each added "
+			"process to touch all of it (an upper bound; --touch-fraction or --touch-map to say otherwise).\n");
 	fprintf(out, "\nPROJECTION (MODELLED): the %zu processes measured as they are, %" PRIu64 " more like the busy ones "
 		"(%s own page tables each%s), %" PRIu64 " in all:\n\n", p.proc_count,
 		req->inputs.processes - p.proc_count, FMT(req->inputs.own_pt_bytes_per_process),
