@@ -454,7 +454,8 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 	fprintf(out, "\nPROJECTION (MODELLED): the %zu processes measured as they are, %" PRIu64 " more like the busy ones "
 		"(%s own page tables each%s), %" PRIu64 " in all:\n\n", p.proc_count,
 		req->inputs.processes - p.proc_count, FMT(req->inputs.own_pt_bytes_per_process),
-		a->touch_given ? ", touching as --touch-map/--touch-fraction says" : ", touching what they touch",
+		a->touch_given ? ", touching as --touch-map/--touch-fraction says"
+		: untouched ? ", touching all of it" : ", touching what they touch",
 		req->inputs.processes);
 	plan_report_text(out, req, rows);
 done:
