@@ -5,7 +5,10 @@
 # its workers up, leaves a ledger entry that `mshare-bench cleanup` (or the
 # next run) settles, back to the pool's value exactly; a reused pid is not
 # taken for the run; a user who is not root uses the free pool but never
-# changes it. nr_hugepages is put back whatever happens (trap).
+# changes it. nr_hugepages is put back whatever happens: every page this
+# test adds, by a run or by hand, is in the ledger first, and the trap
+# kills the test's runs and settles the ledger with `cleanup` (never an
+# absolute write of nr_hugepages, which would undo other jobs' changes).
 . "$(dirname "$0")/lib/common.sh"
 
 HP=/sys/kernel/mm/hugepages/hugepages-2048kB
@@ -32,9 +35,10 @@ BG=""
 restore() {
 	for p in $BG; do kill -KILL "$p" 2>/dev/null; done
 	wait 2>/dev/null
+	# Hand-made entries of this (live) shell: dead now, so cleanup settles them.
+	for f in $FAKES; do [ -f "$LEDGER/$f" ] && sed -i 's/ start=[0-9]* / start=1 /' "$LEDGER/$f"; done
 	"$BIN" cleanup >/dev/null 2>&1
 	for f in $FAKES; do rm -f "$LEDGER/$f"; done
-	[ "$(pool)" != "$orig" ] && echo "$orig" >"$HP/nr_hugepages"
 	rm -rf "$WORK"
 }
 FAKES=""
@@ -121,6 +125,7 @@ kill_case() { # point what-to-expect-before-cleanup
 	MSHARE_BENCH_KILL_AT=$1 "$BIN" run --backend hugetlb-2m --workers 4 --size $((pages * 2))M \
 		--workload pt-footprint --quiet --out "$WORK/kill-$1.json" 2>"$WORK/kill-$1.err" &
 	pid=$!
+	BG=$pid
 	wait $pid
 	rc=$?
 	check "SIGKILL at $1: the run died by SIGKILL (exit $rc)" [ "$rc" -eq 137 ]
@@ -154,6 +159,7 @@ for point in hugepool-giving hugepool-given; do
 	MSHARE_BENCH_KILL_AT=hugepool-added "$BIN" run --backend hugetlb-2m --workers 2 --size $(((a0 + 64) * 2))M \
 		--workload pt-footprint --quiet --out "$WORK/kc-$point.json" 2>/dev/null &
 	pid=$!
+	BG=$pid
 	wait $pid
 	left=$(pool)
 	MSHARE_BENCH_KILL_AT=$point "$BIN" cleanup >/dev/null 2>&1
@@ -219,18 +225,25 @@ quiet_check "SIGKILL with workers up: its ledger entry is gone" [ "$(entries_of 
 mkdir -p "$LEDGER"
 boot=$(cat /proc/sys/kernel/random/boot_id)
 start_of() { awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$1/stat"; }
-entry() { # name pid start added [boot]
+entry() { # name pid start added [boot [pending from]]
 	FAKES="$FAKES $1"
-	echo "mshare-bench-hugepool 1 boot=${5:-$boot} pid=$2 start=$3 page_kb=2048 added=$4 pending=0 from=0" >"$LEDGER/$1"
+	echo "mshare-bench-hugepool 1 boot=${5:-$boot} pid=$2 start=$3 page_kb=2048 added=$4 pending=${6:-0} from=${7:-0}" \
+		>"$LEDGER/$1"
+}
+# raise_by NAME PID START N: raise the pool by N pages by hand, as a run
+# does: the entry says what is about to change before it changes.
+raise_by() {
+	p0=$(($(pool) - $(surplus)))
+	entry "$1" "$2" "$3" 0 "$boot" "$4" "$p0"
+	echo $((p0 + $4)) >"$HP/nr_hugepages"
 }
 # A live pid with another start time: the pid was reused, the run is dead.
-echo $(($(pool) + 3)) >"$HP/nr_hugepages"
-entry fake-reused $$ 1 3
+raise_by fake-reused $$ 1 3
 "$BIN" cleanup >"$WORK/reused.out" 2>&1
 check "a reused pid (live pid, other start time) counts as dead: cleanup exits 0" [ $? -eq 0 ]
 pool_is "... and its 3 pages go back (pool $orig)" "$orig"
 # A live run (this shell, its real start time) is left alone.
-entry fake-live $$ "$(start_of $$)" 3
+entry fake-live $$ "$(start_of $$)" 0
 before=$(pool)
 "$BIN" cleanup >"$WORK/live.out" 2>&1
 check "a live run's entry is left alone" [ -e "$LEDGER/fake-live" ]
@@ -263,7 +276,7 @@ else
 	# Room for 2 pages in the free pool, made by root.
 	a0=$(avail); [ "$a0" -lt 0 ] && a0=0
 	grow=0; [ "$a0" -lt 2 ] && grow=$((2 - a0))
-	echo $(($(pool) + grow)) >"$HP/nr_hugepages"
+	raise_by fake-grow $$ "$(start_of $$)" "$grow" # this shell's: left alone while it lives
 	before=$(pool)
 	nobody "$BIN" run --backend hugetlb-2m --workers 2 --size 4M --workload touch --quiet \
 		--out "$WORK/nobody/ok.json" 2>"$WORK/nobody.err" &
@@ -280,10 +293,10 @@ else
 	check "uid 65534: more than the free pool is refused (exit $rc): $(cat "$WORK/nobody2.err")" \
 		ev '[ $rc -eq 1 ] && grep -q "not writable (needs root)" "$WORK/nobody2.err" && [ ! -e "$WORK/nobody/no.json" ]'
 	pool_same "uid 65534: ... and the pool is unchanged" "$before"
-	echo $(($(pool) - grow)) >"$HP/nr_hugepages"
+	sed -i 's/ start=[0-9]* / start=1 /' "$LEDGER/fake-grow" # now dead: cleanup gives the pages back
+	"$BIN" cleanup >/dev/null 2>&1
 	# Dead run's entry: a user who is not root is told to ask root.
-	echo $(($(pool) + 1)) >"$HP/nr_hugepages"
-	entry fake-nobody 999999999 1 1
+	raise_by fake-nobody 999999999 1 1
 	nobody "$BIN" cleanup >"$WORK/nobody3.out" 2>&1
 	rc=$?
 	check "uid 65534: cleanup with a dead run's entry exits 1 and says root is needed (exit $rc)" \
