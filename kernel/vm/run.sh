@@ -244,9 +244,11 @@ qemu-system-x86_64 \
 qpid=$!
 
 case "$stream" in
-stdout) tail -n +1 -f --pid="$qpid" "$log" | tr -d '\r' & tpid=$! ;;
-stderr) tail -n +1 -f --pid="$qpid" "$log" | tr -d '\r' >&2 & tpid=$! ;;
-comment) tail -n +1 -f --pid="$qpid" "$log" | tr -d '\r' | sed -u 's/^/# /' & tpid=$! ;;
+# sed -u, not tr: the console must reach a pipe line by line (tr would
+# hold it back in 4 KiB blocks, and a test would look silent for minutes).
+stdout) tail -n +1 -f --pid="$qpid" "$log" | sed -u 's/\r//g' & tpid=$! ;;
+stderr) tail -n +1 -f --pid="$qpid" "$log" | sed -u 's/\r//g' >&2 & tpid=$! ;;
+comment) tail -n +1 -f --pid="$qpid" "$log" | sed -u 's/\r//g; s/^/# /' & tpid=$! ;;
 none) ;;
 esac
 
