@@ -56,16 +56,23 @@ test-build:: $(BIN)
 # The kernel and guest tests boot the patched kernel: `make test` builds it
 # (or copies it from the cache) first, and they fail when the guest cannot
 # boot. MSHARE_SKIP_GUEST=1 skips them (and the kernel build), saying so.
+# MSHARE_DEBUG_TESTS=1 adds the debug-kernel tier (make test-debug runs it alone).
 test: test-build
 	@if [ "$(MSHARE_SKIP_GUEST)" = 1 ]; then \
 		echo "make test: MSHARE_SKIP_GUEST=1: the kernel and guest tests are skipped, the patched kernel is not built"; \
 	else \
 		$(MAKE) --no-print-directory kernel || { echo "make test: make kernel failed (see above); the kernel and guest tests need it (MSHARE_SKIP_GUEST=1 make test runs the others)" >&2; exit 1; }; \
-		case "tests/kernel/debug-kernel.sh" in *"$(TEST_FILTER)"*) \
+		if [ "$(MSHARE_DEBUG_TESTS)" = 1 ]; then case "tests/kernel/debug-kernel.sh" in *"$(TEST_FILTER)"*) \
 			$(MAKE) --no-print-directory kernel-debug || echo "make test: make kernel-debug failed (see above); tests/kernel/debug-kernel.sh will fail" >&2 ;; \
-		esac; \
+		esac; fi; \
 	fi
 	@tests/run-tests.sh
+
+# The debug-kernel tier (KASAN, lockdep, ...; tests/kernel/debug-kernel.sh):
+# opt-in, not part of the default `make test` (see README, Tests).
+.PHONY: test-debug
+test-debug: test-build
+	@$(MAKE) --no-print-directory test MSHARE_DEBUG_TESTS=1 TEST_FILTER=kernel/debug-kernel
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/tests $(BIN)
