@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "backend_map.h"
+#include "parse.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -96,16 +97,10 @@ int backend_path_data(const char *path, char *fs, size_t fs_len, bool *dax, bool
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 		fd = open(path, O_PATH | O_CLOEXEC);
 	} else {
-		snprintf(dir, sizeof(dir), "%s", path);
-		if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			char *slash = strrchr(dir, '/');
-			if (slash == dir)
-				dir[1] = '\0';
-			else if (slash)
-				*slash = '\0';
-			else
-				snprintf(dir, sizeof(dir), ".");
-		}
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			snprintf(dir, sizeof(dir), "%s", path);
+		else
+			path_dir(path, dir, sizeof(dir));
 		/* A file with no name and no data: what a new file there gets. */
 		fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 		if (fd < 0)

@@ -309,14 +309,7 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 		if (!file)
 			continue;
 		char dir[4096];
-		snprintf(dir, sizeof(dir), "%s", file);
-		char *slash = strrchr(dir, '/');
-		if (slash == dir)
-			dir[1] = '\0';
-		else if (slash)
-			*slash = '\0';
-		else
-			snprintf(dir, sizeof(dir), ".");
+		path_dir(file, dir, sizeof(dir));
 		if (access(dir, W_OK | X_OK) != 0) {
 			snprintf(err, err_len, "%s %s: directory %s is missing or not writable", k ? "--csv" : "--out",
 				 file, dir);

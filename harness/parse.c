@@ -204,3 +204,15 @@ const char *format_bytes(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%.2f %s", v, units[u]);
 	return buf;
 }
+
+void path_dir(const char *path, char *dir, size_t len)
+{
+	snprintf(dir, len, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		dir[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, len, ".");
+}

@@ -26,5 +26,7 @@ int parse_duration_ns(const char *s, uint64_t *out, char *err, size_t err_len);
 int parse_addr(const char *s, uint64_t *out, char *err, size_t err_len);
 /* Human form of a byte count ("256 MiB", "1.50 GiB") into buf. */
 const char *format_bytes(uint64_t bytes, char *buf, size_t len);
+/* The directory part of a path into dir: "a/b" -> "a", "/b" -> "/", "b" -> ".". */
+void path_dir(const char *path, char *dir, size_t len);
 
 #endif

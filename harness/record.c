@@ -474,14 +474,7 @@ static pid_t orphan_pid(const char *name)
 void record_clean_orphans(const char *out)
 {
 	char dir[PATH_MAX];
-	snprintf(dir, sizeof(dir), "%s", out);
-	char *slash = strrchr(dir, '/');
-	if (slash == dir)
-		dir[1] = '\0';
-	else if (slash)
-		*slash = '\0';
-	else
-		snprintf(dir, sizeof(dir), ".");
+	path_dir(out, dir, sizeof(dir));
 	DIR *d = opendir(dir);
 	if (!d)
 		return;

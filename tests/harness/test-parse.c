@@ -56,8 +56,20 @@ static void size_corpus(void)
 	       agree, cases);
 }
 
+static void dir_ok(const char *path, const char *want)
+{
+	char dir[64];
+	path_dir(path, dir, sizeof(dir));
+	TAP_OK(strcmp(dir, want) == 0, "path_dir(\"%s\") = \"%s\" (got \"%s\")", path, want, dir);
+}
+
 int main(void)
 {
+	dir_ok("a/b.json", "a");
+	dir_ok("/b.json", "/");
+	dir_ok("b.json", ".");
+	dir_ok("/x/y/z.csv", "/x/y");
+
 	size_corpus();
 	size_ok("4096", 4096);
 	size_ok("4K", 4096);
