@@ -833,4 +833,202 @@ TEST_F(attack, unlink_leaves_other_mappings_in_the_range_alone)
 	munmap(q, PAGE);
 }
 
+/* ---- 11. smaps, mbind and mlock of a sharer stay off the host mm ----
+ * A sharer's VMA has the host mm as vm_mm, whose mmap_lock the sharer does
+ * not hold: each of these walked or searched the host mm unlocked (kernel
+ * BUG at mmap_lock.h:156 on the debug kernel). */
+
+/* kB value of field in file: in the block of the VMA that starts at start
+ * for smaps, anywhere when start is 0 (/proc/self/status); -1 when absent. */
+static long proc_self_kb(const char *file, unsigned long start, const char *field)
+{
+	char line[512];
+	size_t flen = strlen(field);
+	unsigned long from, to;
+	int in = start == 0;
+	long v = -1;
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		/* "from-to perms ..." starts a VMA's block; fields are "Name: v" */
+		if (start && sscanf(line, "%lx-%lx ", &from, &to) == 2)
+			in = from == start;
+		if (in && strncmp(line, field, flen) == 0 && line[flen] == ':') {
+			v = strtol(line + flen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+/* Reads a whole /proc file; its size, or -1. */
+static long read_all(const char *path)
+{
+	char buf[4096];
+	long total = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		total += n;
+	close(fd);
+	return n < 0 ? -1 : total;
+}
+
+static int sharer_reads_smaps(void *arg)
+{
+	const char *name = arg;
+	struct mshare_info info;
+	int rc = attach(name, O_RDONLY, &info);
+	long rss;
+
+	if (rc)
+		return rc;
+	if (*(volatile char *)info.start != 'D')
+		return 20;
+	/* Listed, with no pages: they are the host's (region's), not this
+	 * process's, as the host's page tables are not in its VmPTE. */
+	rss = proc_self_kb("/proc/self/smaps", info.start, "Rss");
+	if (rss != 0) {
+		TH_LOG("sharer: smaps Rss of the region at %#lx: %ld kB, want 0", info.start, rss);
+		return 21;
+	}
+	if (read_all("/proc/self/smaps_rollup") <= 0)
+		return 22;
+	if (access("/proc/self/numa_maps", F_OK) == 0 && read_all("/proc/self/numa_maps") <= 0)
+		return 23;
+	if (*(volatile char *)(info.start + PAGE) != 'D')
+		return 24;
+	return 0;
+}
+
+TEST_F(attack, sharer_smaps_lists_region_without_pages)
+{
+	char *p = map_shared_anon(self->addr, 16 * PAGE, PROT_READ | PROT_WRITE);
+	int status;
+
+	ASSERT_NE(p, MAP_FAILED);
+	memset(p, 'D', 16 * PAGE);
+	create_region(self, O_RDWR, 0600);
+	status = run_child(sharer_reads_smaps, self->name, 0);
+	mt_log_status("sharer", status);
+	EXPECT_EQ(exit_code(status), 0);
+	ASSERT_SYS(mshare_unlink(self->name));
+	self->created = 0;
+}
+
+static int sharer_mbinds_region(void *arg)
+{
+	const char *name = arg;
+	struct mshare_info info;
+	int rc = attach(name, O_RDWR, &info);
+	char *q;
+
+	if (rc)
+		return rc;
+	q = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		return 20;
+	if (mbind_node0(q, PAGE, MPOL_BIND) != 0)
+		return errno == ENOSYS ? 77 : 21;	/* mbind itself works */
+	errno = 0;
+	if (mbind_node0((void *)info.start, 4 * PAGE, MPOL_BIND) != -1 || errno != EINVAL) {
+		TH_LOG("sharer: mbind over the region: %s, want EINVAL",
+		       errno ? strerror(errno) : "succeeded");
+		return 22;
+	}
+	/* The whole VMA (no split needed, which the region refuses anyway). */
+	errno = 0;
+	if (mbind_node0((void *)info.start, info.size, MPOL_PREFERRED) != -1 || errno != EINVAL) {
+		TH_LOG("sharer: mbind of the whole region: %s, want EINVAL",
+		       errno ? strerror(errno) : "succeeded");
+		return 23;
+	}
+	/* The region still works, read and write. */
+	if (*(volatile char *)info.start != 'D')
+		return 24;
+	*(volatile char *)(info.start + PAGE) = 'S';
+	return 0;
+}
+
+TEST_F(attack, sharer_mbind_over_region_is_einval)
+{
+	char *p = map_shared_anon(self->addr, 16 * PAGE, PROT_READ | PROT_WRITE);
+	int status;
+
+	ASSERT_NE(p, MAP_FAILED);
+	memset(p, 'D', 16 * PAGE);
+	create_region(self, O_RDWR, 0600);
+	status = run_child(sharer_mbinds_region, self->name, 0);
+	mt_log_status("sharer", status);
+	if (exit_code(status) == 77) {
+		mshare_unlink(self->name);
+		self->created = 0;
+		SKIP(return, "no NUMA policy support (mbind: ENOSYS)");
+	}
+	EXPECT_EQ(exit_code(status), 0);
+	EXPECT_EQ(p[PAGE], 'S');
+	ASSERT_SYS(mshare_unlink(self->name));
+	self->created = 0;
+}
+
+static int sharer_mlocks_past_region(void *arg)
+{
+	const char *name = arg;
+	struct mshare_info info;
+	int rc = attach(name, O_RDONLY, &info);
+	unsigned long end;
+	char *q;
+
+	if (rc)
+		return rc;
+	end = info.start + info.size;
+	q = mmap((void *)end, PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (q == MAP_FAILED)
+		return 20;
+	if (proc_self_kb("/proc/self/status", 0, "VmLck") != 0)
+		return 21;
+	/* The shared VMA is skipped (patch 0019), the page after it is
+	 * locked: the range is walked in this mm, not the host's. */
+	if (mlock((void *)(end - PAGE), 2 * PAGE) != 0) {
+		TH_LOG("sharer: mlock across the region's end: %s, want success", strerror(errno));
+		return 22;
+	}
+	if (proc_self_kb("/proc/self/status", 0, "VmLck") != PAGE / 1024) {
+		TH_LOG("sharer: VmLck %ld kB after mlock, want %lu",
+		       proc_self_kb("/proc/self/status", 0, "VmLck"), PAGE / 1024);
+		return 23;
+	}
+	if (munlock((void *)(end - PAGE), 2 * PAGE) != 0) {
+		TH_LOG("sharer: munlock across the region's end: %s, want success", strerror(errno));
+		return 24;
+	}
+	if (proc_self_kb("/proc/self/status", 0, "VmLck") != 0)
+		return 25;
+	if (*(volatile char *)info.start != 'D')
+		return 26;
+	return 0;
+}
+
+TEST_F(attack, sharer_mlock_past_region_locks_the_rest)
+{
+	char *p = map_shared_anon(self->addr, 16 * PAGE, PROT_READ | PROT_WRITE);
+	int status;
+
+	ASSERT_NE(p, MAP_FAILED);
+	memset(p, 'D', 16 * PAGE);
+	create_region(self, O_RDWR, 0600);
+	status = run_child(sharer_mlocks_past_region, self->name, 0);
+	mt_log_status("sharer", status);
+	EXPECT_EQ(exit_code(status), 0);
+	ASSERT_SYS(mshare_unlink(self->name));
+	self->created = 0;
+}
+
 TEST_HARNESS_MAIN
