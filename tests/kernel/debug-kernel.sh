@@ -38,8 +38,8 @@ tap() {	# tap ok|not-ok DESCRIPTION
 finish() { echo "1..$n"; [ "$failed" = 0 ]; exit; }
 
 # Opt-in tier: a cold debug build took 30-100 min on this 2-core machine, more
-# than the default `make test` (and CI) can carry, and the debug kernel still
-# reports open bugs (kernel/README.md). MSHARE_DEBUG_TESTS=1 or make test-debug.
+# than the default `make test` (and CI) can carry (kernel/README.md).
+# MSHARE_DEBUG_TESTS=1 or make test-debug.
 if [ "${MSHARE_DEBUG_TESTS:-0}" != 1 ]; then
 	echo "ok 1 - debug kernel tier # SKIP opt-in: make test-debug (or MSHARE_DEBUG_TESTS=1 make test); not in the default make test, see README Tests"
 	echo "1..1"
