@@ -18,13 +18,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 
 . tests/kernel/lib/guest.sh
-why=$(guest_blocker)
-if [ -n "$why" ]; then
-	guest_tap 1 "kernel conformance" "$why"
-	echo "1..1"
-	[ "$(guest_verdict)" = skip ]
-	exit
-fi
+guest_require "kernel conformance"
 
 image=${KERNEL_TEST_IMAGE:-build/kernel/bzImage}
 if [ ! -f "$image" ]; then

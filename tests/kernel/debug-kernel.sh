@@ -45,14 +45,7 @@ if [ "${MSHARE_DEBUG_TESTS:-0}" != 1 ]; then
 	echo "1..1"
 	exit 0
 fi
-why=$(guest_blocker)
-if [ -n "$why" ]; then
-	n=1
-	guest_tap 1 "debug kernel" "$why"
-	echo "1..1"
-	[ "$(guest_verdict)" = skip ]
-	exit
-fi
+guest_require "debug kernel"
 
 fuzz_seconds=${FUZZ_SECONDS:-120}
 fuzz_seed=${FUZZ_SEED:-1}

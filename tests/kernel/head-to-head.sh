@@ -17,13 +17,7 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 . tests/kernel/lib/guest.sh
-why=$(guest_blocker)
-if [ -n "$why" ]; then
-	guest_tap 1 "head-to-head in the guest" "$why"
-	echo "1..1"
-	[ "$(guest_verdict)" = skip ]
-	exit
-fi
+guest_require "head-to-head in the guest"
 mkdir -p build/vm
 out=$(mktemp -d build/vm/head-to-head.XXXXXX) || exit 1
 chmod 755 "$out"

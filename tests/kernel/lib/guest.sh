@@ -27,3 +27,13 @@ guest_tap() {
 		echo "not ok $1 - $2: cannot boot the guest: $3"
 	fi
 }
+# guest_require DESCRIPTION: when the guest cannot run, print the one TAP line
+# for it (SKIP with MSHARE_SKIP_GUEST=1, else not ok) and end the calling script.
+guest_require() {
+	_why=$(guest_blocker)
+	[ -z "$_why" ] && return 0
+	guest_tap 1 "$1" "$_why"
+	echo "1..1"
+	[ "$(guest_verdict)" = skip ]
+	exit
+}
