@@ -64,6 +64,21 @@ try:
     t.ok(r.returncode == 0 and r.stdout.startswith("1,000 workers over 1 GiB: mshare "),
          "largest worker count with both mshare and DAX 4K records (1,000 over 1 GiB)", r.stdout + r.stderr)
 
+    # The default sweep's shape: DAX 2M, hugetlb-2m and shared anon stop
+    # below 10,000 workers. They are named at the most workers measured for
+    # them, beside mshare and DAX 4K at that count, with their own figures.
+    run = copy_run(d, "trimmed", lambda pid: "-w10000-" not in pid or pid in (MS, DAX))
+    r = tap.run([TOOL, run])
+    lines = r.stdout.splitlines()
+    at = [l for l in lines if l.startswith("  at 1,000 workers, the most this run measured ")]
+    dax2m = pt("guest-file-any-w1000-s256M-pt-footprint")
+    t.ok(r.returncode == 0 and lines and lines[0].startswith("10,000 workers over 256 MiB: mshare ")
+         and not any(l.startswith("  the same workers with") for l in lines),
+         "10,000-worker headline without the backends that stop at 1000", r.stdout + r.stderr)
+    t.ok(len(at) == 1 and "MAP_SHARED DAX 2M, hugetlb-2m and shared anon 4K at:" in at[0]
+         and "MAP_SHARED DAX 2M %s" % tap.human_bytes(dax2m) in at[0] and "mshare " in at[0],
+         "the others are named at 1,000 workers with their records' figures", r.stdout)
+
     # No mshare records (guest part skipped): no headline, exit 1, says why.
     run = copy_run(d, "nomshare", lambda pid: "mshare" not in pid)
     r = tap.run([TOOL, run])
