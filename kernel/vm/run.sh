@@ -37,6 +37,13 @@ usage: kernel/vm/run.sh [options] -- COMMAND [ARG...]
   --mem SIZE         guest RAM, e.g. 2G or 3072M (default 2G)
   --pmem GIB         emulated persistent memory in whole GiB (default 4)
   --cpus N           vCPUs (default 2)
+  --numa N           N NUMA nodes (QEMU -numa node, ACPI SRAT): each node is
+                     one socket with --cpus/N vCPUs (node k: vCPUs k*C/N ..
+                     (k+1)*C/N-1) and 1/N of the guest RAM; --cpus must be a
+                     multiple of N; default 1 (no NUMA topology given to QEMU).
+                     Under TCG a remote access costs what a local one does:
+                     where the kernel allocates memory is real, latency is not
+  --pmem-node K      the node the NVDIMM belongs to (default 0; --numa only)
   --align 2M|4K      fsdax namespace alignment: 2M allows PMD mappings,
                      4K gives only PTEs (default 2M)
   --legacy-pmem      legacy e820 pmem (memmap=...!...) instead of an NVDIMM
@@ -82,7 +89,7 @@ scan_logs() {
 
 kernel=$root/build/kernel/bzImage
 initrd=$root/build/vm/initramfs.cpio
-build=1 mem=2G pmem=4 cpus=2 align=2M pmem_mode=nvdimm hugepages=0
+build=1 mem=2G pmem=4 cpus=2 align=2M pmem_mode=nvdimm hugepages=0 numa=1 pmem_node=
 timeout=900 out=$root/build/vm/out keep_out=0 extra_append= stream=stdout
 fail_on_warning=0 check_logs= crash_grace=30
 
@@ -97,6 +104,8 @@ while [ $# -gt 0 ]; do
 	--mem) need_arg "$@"; mem=$2; shift 2 ;;
 	--pmem) need_arg "$@"; pmem=$2; shift 2 ;;
 	--cpus) need_arg "$@"; cpus=$2; shift 2 ;;
+	--numa) need_arg "$@"; numa=$2; shift 2 ;;
+	--pmem-node) need_arg "$@"; pmem_node=$2; shift 2 ;;
 	--align) need_arg "$@"; align=$2; shift 2 ;;
 	--legacy-pmem) pmem_mode=legacy; shift ;;
 	--no-pmem) pmem_mode=none; shift ;;
@@ -142,6 +151,14 @@ esac
 [ "$mem_mib" -ge 256 ] || die "--mem '$mem' is too small (at least 256M)"
 [[ "$pmem" =~ ^[0-9]+$ ]] && [ "$pmem" -ge 1 ] || die "bad --pmem '$pmem' (whole GiB, at least 1)"
 [[ "$cpus" =~ ^[0-9]+$ ]] && [ "$cpus" -ge 1 ] || die "bad --cpus '$cpus'"
+[[ "$numa" =~ ^[0-9]+$ ]] && [ "$numa" -ge 1 ] && [ "$numa" -le 8 ] || die "bad --numa '$numa' (1 to 8 nodes)"
+[ $((cpus % numa)) = 0 ] || die "--numa $numa needs --cpus a multiple of $numa (got --cpus $cpus): each node is one socket of --cpus/--numa cores"
+if [ -n "$pmem_node" ]; then
+	[[ "$pmem_node" =~ ^[0-9]+$ ]] && [ "$pmem_node" -lt "$numa" ] ||
+		die "bad --pmem-node '$pmem_node' (a node from 0 to $((numa - 1)) of --numa $numa)"
+	[ "$pmem_mode" = nvdimm ] || die "--pmem-node $pmem_node needs the NVDIMM (not --legacy-pmem or --no-pmem)"
+fi
+pmem_node=${pmem_node:-0}
 [[ "$timeout" =~ ^[0-9]+$ ]] && [ "$timeout" -ge 1 ] || die "bad --timeout '$timeout' (seconds)"
 [[ "$crash_grace" =~ ^[0-9]+$ ]] || die "bad --crash-grace '$crash_grace' (seconds)"
 [[ "$hugepages" =~ ^[0-9]+$ ]] || die "bad --hugepages '$hugepages'"
@@ -231,12 +248,32 @@ none)
 	;;
 esac
 
+# NUMA: one RAM backend per node, the vCPUs and RAM in contiguous parts;
+# the NVDIMM is given its node on the device.
+numa_args=()
+if [ "$numa" -gt 1 ]; then
+	# RAM per node in whole 2 MiB; the last node takes the rest.
+	per_mib=$(((ram_mib / numa) / 2 * 2))
+	for ((k = 0; k < numa; k++)); do
+		sz=$per_mib
+		[ "$k" = $((numa - 1)) ] && sz=$((ram_mib - per_mib * (numa - 1)))
+		c0=$((k * cpus / numa)) c1=$(((k + 1) * cpus / numa - 1))
+		numa_args+=(-object "memory-backend-ram,id=ram$k,size=${sz}M"
+			-numa "node,nodeid=$k,cpus=$c0-$c1,memdev=ram$k")
+	done
+	[ "$pmem_mode" = nvdimm ] && pmem_args[3]="${pmem_args[3]},node=$pmem_node"
+fi
+# One socket per node: QEMU would otherwise put every vCPU in one socket
+# (one last-level cache) across the nodes, which the guest kernel warns about.
+smp="$cpus"
+[ "$numa" -gt 1 ] && smp="$cpus,sockets=$numa,cores=$((cpus / numa)),threads=1"
+
 now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 : >"$log"
 start_ms=$(now_ms)
 qemu-system-x86_64 \
-	-machine pc,nvdimm=on -accel tcg,thread=multi -cpu max -smp "$cpus" \
-	-m "$mem_arg" "${pmem_args[@]}" \
+	-machine pc,nvdimm=on -accel tcg,thread=multi -cpu max -smp "$smp" \
+	-m "$mem_arg" "${numa_args[@]}" "${pmem_args[@]}" \
 	-kernel "$kernel" -initrd "$work/initrd.cpio" -append "$append" \
 	-nodefaults -display none -monitor none -serial "file:$log" -no-reboot \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,id=out" \
@@ -300,6 +337,8 @@ guest_ready=$(sed -n 's/.*@@MSHARE-VM-READY uptime=\([0-9.]*\).*/\1/p' "$work/co
 	echo "ram_mib=$ram_mib"
 	echo "pmem_gib=$pmem"
 	echo "pmem_mode=$pmem_mode"
+	echo "numa_nodes=$numa"
+	echo "pmem_node=$( [ "$pmem_mode" = nvdimm ] && echo "$pmem_node" )"
 	echo "fsdax_align=$align"
 } >"$out/vm-timing.txt"
 echo "run.sh: boot-to-shell ${shell_ms:+$(secs $((shell_ms - start_ms)))}s, set-up done ${ready_ms:+$(secs $((ready_ms - start_ms)))}s, total $(secs $((end_ms - start_ms)))s" >&2

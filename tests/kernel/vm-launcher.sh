@@ -29,6 +29,11 @@ check "run.sh refuses --mem 12X" refused 12X --mem 12X
 check "run.sh refuses --pmem 0" refused "'0'" --pmem 0
 check "run.sh refuses --align 1G" refused 1G --align 1G
 check "run.sh refuses --timeout soon" refused soon --timeout soon
+check "run.sh refuses --numa 0" refused "'0'" --numa 0
+check "run.sh refuses --numa two" refused two --numa two
+check "run.sh refuses --numa 2 with --cpus 3 (not one socket per node)" refused "--cpus 3" --numa 2 --cpus 3
+check "run.sh refuses --pmem-node 2 on 2 nodes" refused "'2'" --numa 2 --pmem-node 2
+check "run.sh refuses --pmem-node with --no-pmem" refused "--pmem-node 0" --numa 2 --no-pmem --pmem-node 0
 no_command() {
 	err=$("$run" --no-build --cpus 1 -- 2>&1 >/dev/null)
 	[ $? = 126 ] && printf '%s' "$err" | grep -q "no command"
