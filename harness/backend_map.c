@@ -124,12 +124,34 @@ int backend_fd_attach(struct region *r, char *err, size_t err_len)
 		snprintf(err, err_len, "backend %s was not set up", r->backend_name);
 		return -1;
 	}
-	return backend_map_fixed(r, b->fd, err, err_len);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", b->fd);
+	int fd = open(path, (r->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, err_len, "cannot open the backing again through %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (backend_map_fixed(r, fd, err, err_len) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (b->attach_fd >= 0) /* attached twice without a detach: keep one descriptor */
+		close(b->attach_fd);
+	b->attach_fd = fd;
+	return 0;
 }
 
 int backend_fd_detach(struct region *r, char *err, size_t err_len)
 {
-	return backend_unmap(r, err, err_len);
+	struct fd_backing *b = r->backend_private;
+
+	if (backend_unmap(r, err, err_len) != 0)
+		return -1;
+	if (b && b->attach_fd >= 0) {
+		close(b->attach_fd);
+		b->attach_fd = -1;
+	}
+	return 0;
 }
 
 void backend_fd_teardown(struct region *r)
@@ -140,6 +162,8 @@ void backend_fd_teardown(struct region *r)
 		return;
 	if (b->fd >= 0)
 		close(b->fd);
+	if (b->attach_fd >= 0)
+		close(b->attach_fd);
 	if (b->unlink_path[0])
 		unlink(b->unlink_path);
 	free(b);
@@ -155,6 +179,7 @@ struct fd_backing *fd_backing_new(struct region *r, char *err, size_t err_len)
 		return NULL;
 	}
 	b->fd = -1;
+	b->attach_fd = -1;
 	r->backend_private = b;
 	return b;
 }

@@ -9,7 +9,8 @@
 
 /* Per-run state of a descriptor-backed backend (backend_private). */
 struct fd_backing {
-	int fd;
+	int fd;                /* the backing, opened by setup; workers inherit it */
+	int attach_fd;         /* this process's own descriptor while attached, or -1 */
 	char unlink_path[256]; /* file to remove at teardown, or "" */
 };
 
@@ -35,7 +36,10 @@ bool backend_fd_is_dax(int fd);
  * with errno when the path cannot be opened. */
 int backend_path_data(const char *path, char *fs, size_t fs_len, bool *dax, bool *ram);
 
-/* attach/detach/teardown for backends whose state is a struct fd_backing. */
+/* attach/detach/teardown for backends whose state is a struct fd_backing.
+ * attach opens the backing again (through /proc/self/fd: the backing may
+ * have no name) and maps it, as a process that connects opens and maps the
+ * shared file; detach unmaps it and closes that descriptor. */
 int backend_fd_attach(struct region *r, char *err, size_t err_len);
 int backend_fd_detach(struct region *r, char *err, size_t err_len);
 void backend_fd_teardown(struct region *r);

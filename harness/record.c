@@ -54,6 +54,8 @@ static void merge(const struct run_state *rs, struct merged *m, const struct wor
 	memset(m, 0, sizeof(*m));
 	histogram_init(&m->slot.fault_ns);
 	histogram_init(&m->slot.op_ns);
+	for (unsigned ph = 0; ph < workload_phase_count(wl); ph++)
+		histogram_init(&m->slot.phase_ns[ph]);
 	m->region_min = INT64_MAX;
 	for (unsigned i = 0; i < rs->forked; i++) {
 		const struct worker_area *wa = &rs->area.workers[i];
@@ -65,6 +67,8 @@ static void merge(const struct run_state *rs, struct merged *m, const struct wor
 		m->published++;
 		histogram_merge(&m->slot.fault_ns, &wa->slot.fault_ns);
 		histogram_merge(&m->slot.op_ns, &wa->slot.op_ns);
+		for (unsigned ph = 0; ph < workload_phase_count(wl); ph++)
+			histogram_merge(&m->slot.phase_ns[ph], &wa->slot.phase_ns[ph]);
 		m->slot.pages_touched += wa->slot.pages_touched;
 		m->slot.ops += wa->slot.ops;
 		m->slot.bytes += wa->slot.bytes;
@@ -345,6 +349,14 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 	json_key_double(w, "ops_per_s", wall > 0 ? (double)m->slot.ops / wall : 0);
 	json_key_u64(w, "bytes", m->slot.bytes);
 	write_histogram(w, "op_latency_ns", &m->slot.op_ns, false);
+	if (workload_phase_count(wl)) {
+		json_begin_object(w, "phase_latency_ns");
+		for (unsigned ph = 0; ph < workload_phase_count(wl); ph++)
+			write_histogram(w, wl->phase_names[ph], &m->slot.phase_ns[ph], false);
+		json_end_object(w);
+		if (wl->phase_meaning)
+			json_key_string(w, "phase_meaning", wl->phase_meaning);
+	}
 	json_begin_object(w, "counters");
 	for (int c = 0; c < WORKLOAD_MAX_COUNTERS && wl->counter_names[c]; c++)
 		json_key_u64(w, wl->counter_names[c], m->slot.counters[c]);

@@ -392,6 +392,8 @@ int run_main(int argc, char **argv)
 	for (unsigned i = 0; i < cfg->workers; i++) {
 		histogram_init(&rs->area.workers[i].slot.fault_ns);
 		histogram_init(&rs->area.workers[i].slot.op_ns);
+		for (unsigned ph = 0; ph < workload_phase_count(cfg->workload); ph++)
+			histogram_init(&rs->area.workers[i].slot.phase_ns[ph]);
 	}
 	/* smaps cannot see DAX PMD mappings: probe the page size instead.
 	 * Not for shared page tables: a probe would attach as a sharer. */

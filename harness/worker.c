@@ -43,8 +43,10 @@ static int ctx_attach(struct workload_ctx *ctx)
 	if (r->base)
 		return 0;
 	const struct backend_ops *b = backend_find(r->backend_name);
-	if (!b || b->attach(r, err, sizeof(err)) != 0)
+	if (!b || b->attach(r, err, sizeof(err)) != 0) {
+		fprintf(stderr, "worker %u: attach: %s\n", ctx->worker, b ? err : "backend not found");
 		return -1;
+	}
 	ctx->base = r->base;
 	return 0;
 }
@@ -54,8 +56,10 @@ static int ctx_detach(struct workload_ctx *ctx)
 	struct region *r = ctx->harness_private;
 	char err[160];
 	const struct backend_ops *b = backend_find(r->backend_name);
-	if (!b || b->detach(r, err, sizeof(err)) != 0)
+	if (!b || b->detach(r, err, sizeof(err)) != 0) {
+		fprintf(stderr, "worker %u: detach: %s\n", ctx->worker, b ? err : "backend not found");
 		return -1;
+	}
 	ctx->base = NULL;
 	return 0;
 }

@@ -19,6 +19,9 @@
 
 #define WORKLOAD_MAX_COUNTERS 16
 #define WORKLOAD_MAX_PARAMS 16
+/* Timed phases of one operation (connect-storm: attach, first touch,
+ * detach), each with its own histogram. */
+#define WORKLOAD_MAX_PHASES 3
 
 struct workload_param {
 	const char *name;        /* long option, e.g. "theta" for --theta */
@@ -40,6 +43,10 @@ struct workload_slot {
 	 * merged by sum unless the workload provides merge(). */
 	uint64_t counters[WORKLOAD_MAX_COUNTERS];
 	uint64_t run_ns;   /* time spent in run(), measured by the harness */
+	/* Per-operation time of each phase named in workload_ops.phase_names
+	 * (initialised and merged only for those: the pages of the others are
+	 * never touched). */
+	struct histogram phase_ns[WORKLOAD_MAX_PHASES];
 };
 
 struct workload_ctx {
@@ -71,6 +78,11 @@ struct workload_ops {
 	const char *description;
 	struct workload_param params[WORKLOAD_MAX_PARAMS]; /* ends at name == NULL */
 	const char *counter_names[WORKLOAD_MAX_COUNTERS];  /* ends at NULL */
+	/* Phases of one operation timed into slot->phase_ns[i] (ends at NULL;
+	 * none for most workloads), written as results.workload.phase_latency_ns,
+	 * with phase_meaning saying what each one covers. */
+	const char *phase_names[WORKLOAD_MAX_PHASES + 1];
+	const char *phase_meaning;
 	/* A worker touches at most one page in each touch_stride-aligned
 	 * range of addresses the region reaches (0: it may touch every page).
 	 * The memory pre-flight counts the region data faulted in from it. */
@@ -89,6 +101,14 @@ struct workload_ops {
 };
 
 extern const struct workload_ops *const workload_table[];
+/* How many phases wl names (0..WORKLOAD_MAX_PHASES). */
+static inline unsigned workload_phase_count(const struct workload_ops *wl)
+{
+	unsigned n = 0;
+	while (n < WORKLOAD_MAX_PHASES && wl->phase_names[n])
+		n++;
+	return n;
+}
 const struct workload_ops *workload_find(const char *name);
 
 /* Helpers for workloads. */

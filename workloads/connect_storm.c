@@ -24,6 +24,7 @@
 #include "workload.h"
 
 enum { P_WORKING_SET };
+enum { PH_ATTACH, PH_FIRST_TOUCH, PH_DETACH };
 enum {
 	C_CONNECTIONS, C_ATTACHES, C_DETACHES, C_ATTACH_NS, C_TOUCH_NS, C_DETACH_NS,
 	C_WORKING_SET_PAGES,
@@ -106,6 +107,9 @@ static int connect_storm_run(struct workload_ctx *ctx)
 		c[C_DETACHES]++;
 		uint64_t t3 = clock_now_ns();
 
+		histogram_record(&slot->phase_ns[PH_ATTACH], t1 - t0);
+		histogram_record(&slot->phase_ns[PH_FIRST_TOUCH], t2 - t1);
+		histogram_record(&slot->phase_ns[PH_DETACH], t3 - t2);
 		c[C_ATTACH_NS] += t1 - t0;
 		c[C_TOUCH_NS] += t2 - t1;
 		c[C_DETACH_NS] += t3 - t2;
@@ -155,6 +159,12 @@ const struct workload_ops workload_connect_storm = {
 	},
 	.counter_names = { "connections", "attaches", "detaches", "attach_ns", "touch_ns",
 			   "detach_ns", "working_set_pages", NULL },
+	.phase_names = { "attach", "first_touch", "detach", NULL },
+	.phase_meaning = "per connection: attach = the backend's attach (mshare: open and read "
+			 "/sys/fs/mshare/NAME, close, mshare() as consumer; the others: open the "
+			 "backing again through /proc/self/fd and mmap it), first_touch = reading "
+			 "(--write: writing) every working-set page once, detach = the backend's "
+			 "detach (mshare: mshare_unlink; the others: munmap and close)",
 	.validate = connect_storm_validate,
 	.run = connect_storm_run,
 	.report = connect_storm_report,

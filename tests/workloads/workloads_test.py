@@ -190,6 +190,60 @@ def test_connect_storm():
         f"{faults} timed touches)")
 
 
+PHASES = ["attach", "first_touch", "detach"]
+
+
+def test_connect_storm_phases():
+    """Every connection's attach, first touch and detach are each a sample
+    of their own histogram, on every backend that can reconnect."""
+    huge_ok, huge_why = hugetlb_2m_usable()
+    n = WORKERS * 25
+    with tempfile.TemporaryDirectory() as d:
+        for backend, extra in [("shm", []), ("file", ["--path", d]), ("hugetlb-2m", [])]:
+            what = f"connect-storm on {backend}: attach, first_touch and detach histograms"
+            if backend == "hugetlb-2m" and not huge_ok:
+                tap(True, what, skip=f"hugetlb-2m unusable here: {huge_why}")
+                continue
+            rc, rec, err = run("connect-storm", "--ops", "25", "--working-set", "2M", *extra, backend=backend)
+            if backend == "hugetlb-2m" and rc == 1 and ("huge pages" in err or "pool of" in err):
+                tap(True, what, skip=f"no 2 MiB pages could be reserved: {err.splitlines()[-1] if err else rc}")
+                continue
+            w = wl(rec) if rec else {}
+            ph = w.get("phase_latency_ns", {})
+            ok = rc == 0 and sorted(ph) == sorted(PHASES) and "phase_meaning" in w
+            for name, mean_key in zip(PHASES, ["attach_mean_ns", "first_touch_mean_ns", "detach_mean_ns"]):
+                h = ph.get(name, {})
+                ok = ok and h.get("count") == n and \
+                    h["min"] <= h["p50"] <= h["p90"] <= h["p99"] <= h["max"] and \
+                    abs(h["mean"] - w[mean_key]) <= 1e-9 * max(1.0, w[mean_key])
+            p50s = ", ".join("%s p50 %s ns" % (k, ph[k]["p50"]) for k in PHASES if k in ph)
+            tap(ok, f"{what}: {n} samples each, percentiles ordered, means == the counters' ({p50s})"
+                + (f" rc {rc} ({err})" if rc else ""))
+    # Workloads without phases write none.
+    rc, rec, err = run("sga-read", "--ops", "100")
+    tap(rc == 0 and "phase_latency_ns" not in wl(rec),
+        "sga-read (no phases declared) writes no phase_latency_ns")
+
+
+def test_connect_storm_closes_descriptors():
+    """Attach opens the backing again and detach closes it: 300 connections
+    per worker under a limit of 40 descriptors only work if none leaks."""
+    import resource
+
+    def low_nofile():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (40, 40))
+
+    cmd = [BIN, "run", "--backend", "shm", "--workers", "2", "--size", "16M", "--workload",
+           "connect-storm", "--ops", "300", "--working-set", "4K", "--quiet"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, preexec_fn=low_nofile)
+    c = {}
+    if p.returncode == 0:
+        c = json.loads(p.stdout)["results"]["workload"]["counters"]
+    tap(p.returncode == 0 and c.get("attaches") == c.get("detaches") == 600,
+        f"connect-storm: 600 attach/detach cycles under RLIMIT_NOFILE 40 (rc {p.returncode}, "
+        f"{c.get('attaches')} attaches{', ' + p.stderr.strip().splitlines()[-1] if p.returncode and p.stderr.strip() else ''})")
+
+
 def test_scan():
     pages = (64 << 20) // 4096
     # dop 0: the four workers split the table; 4096 blocks each = 2 passes
@@ -237,6 +291,8 @@ def main():
     test_write_touch_keeps_data_intact()
     test_redo()
     test_connect_storm()
+    test_connect_storm_phases()
+    test_connect_storm_closes_descriptors()
     test_scan()
     test_bad_params()
     print(f"1..{test_no}")
