@@ -4,8 +4,10 @@
 #                                 summary and the headline (HOST_ONLY=1: no kernel, no VM)
 #   make sweep SPEC=NAME|FILE     run a sweep (bench/sweeps/NAME.sweep) and plot it
 #   make sweep RESUME=RUN_DIR     continue an interrupted sweep and plot it
-#   make vm-sweep [RESUME=RUN_DIR]  the head-to-head in the VM (bench/sweeps/head-to-head.sweep):
-#                                 builds the patched kernel, then runs the sweep and plots it
+#   make vm-sweep [SPEC=NAME] [RESUME=RUN_DIR]  a guest sweep in the VM, by default the
+#                                 head-to-head (bench/sweeps/head-to-head.sweep); SPEC=workloads
+#                                 for the database workloads: builds the patched kernel, then
+#                                 runs the sweep and plots it
 #   make plots [RUN=RUN_DIR]      (re)draw the figures of a run (default: the newest)
 #   make compare A=RUN B=RUN [C=RUN]   compare runs point by point (CSV=1 for CSV)
 .PHONY: bench sweep vm-sweep plots compare
@@ -25,7 +27,7 @@ sweep: $(BIN)
 
 vm-sweep: $(BIN)
 	@$(MAKE) --no-print-directory kernel
-	@$(MAKE) --no-print-directory sweep SPEC=$(if $(RESUME),,head-to-head) RESUME="$(RESUME)"
+	@$(MAKE) --no-print-directory sweep SPEC=$(if $(RESUME),,$(or $(SPEC),head-to-head)) RESUME="$(RESUME)"
 
 plots:
 	@run="$(RUN)"; [ -n "$$run" ] || run=$$(ls -dt results/*/ 2>/dev/null | head -1); \

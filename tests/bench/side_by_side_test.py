@@ -21,12 +21,17 @@ try:
     r = tap.run([tool, run_dir])
     out = r.stdout
     titles = [l for l in out.splitlines() if l.startswith("host, 16 MiB region, pt-footprint")]
-    t.ok(r.returncode == 0 and len(titles) == 2 and any(l.endswith(", 1 workers") for l in titles)
-         and any(l.endswith(", 4 workers") for l in titles), "one table per worker count", out + r.stderr)
+    t.ok(r.returncode == 0 and len(titles) == 2 and any(", 1 workers; kernel " in l for l in titles)
+         and any(", 4 workers; kernel " in l for l in titles), "one table per worker count", out + r.stderr)
+    with open(os.path.join(run_dir, "records", "shm-4k-w4-s16M-pt-footprint.r1.json")) as f:
+        env = json.load(f)["environment"]
+    t.ok(all(l.endswith("; kernel %s %s" % (env["kernel"], env["kernel_version"])) for l in titles),
+         "every table names the records' kernel (uname -r and -v)", out)
 
     def table(text, workers):
         lines = text.splitlines()
-        i = lines.index("host, 16 MiB region, pt-footprint, %d workers" % workers)
+        i = [n for n, l in enumerate(lines)
+             if l.startswith("host, 16 MiB region, pt-footprint, %d workers;" % workers)][0]
         header = lines[i + 1]
         rows = {}
         for line in lines[i + 2:]:
@@ -57,8 +62,66 @@ try:
 
     r = tap.run([tool, run_dir, "--workers", "4", "--markdown"])
     t.ok(r.returncode == 0 and "| backend | page |" in r.stdout and ", 1 workers" not in r.stdout
-         and "**host, 16 MiB region, pt-footprint, 4 workers**" in r.stdout,
+         and "**host, 16 MiB region, pt-footprint, 4 workers; kernel " in r.stdout,
          "--workers filters, --markdown gives Markdown tables", r.stdout + r.stderr)
+    # The database workloads get their own columns.
+    spec = tap.write_spec(d, "sbs-wl", text="""name = sbs-wl
+backends = shm, hugetlb-2m
+workers = 2
+sizes = 16M
+workloads = oltp, connect-storm
+page = 4k
+repeats = 2
+args[workload=oltp] = --ops 300
+args[workload=connect-storm] = --ops 5 --working-set 64K
+""")
+    r = tap.sweep(spec, os.path.join(d, "results"))
+    wl_dir = r.stdout.strip()
+    t.ok(os.path.isdir(wl_dir), "workload sweep ran (exit %d)" % r.returncode, r.stderr)
+    r = tap.run([tool, wl_dir])
+    lines = r.stdout.splitlines()
+
+    def wl_table(workload):
+        i = [n for n, l in enumerate(lines) if l.startswith("host, 16 MiB region, %s, 2 workers;" % workload)]
+        if not i:
+            return None, {}
+        rows = {}
+        for line in lines[i[0] + 2:]:
+            if not line.strip():
+                break
+            rows[line.split("  ")[0].strip()] = line
+        return lines[i[0] + 1], rows
+
+    header, rows = wl_table("oltp")
+    recs = []
+    for k in (1, 2):
+        with open(os.path.join(wl_dir, "records", "shm-4k-w2-s16M-oltp.r%d.json" % k)) as f:
+            recs.append(json.load(f)["results"])
+    ops = sorted(x["workload"]["ops_per_s"] for x in recs)
+    fpo = sorted(x["faults"]["minflt"] / x["workload"]["ops"] for x in recs)
+    want = ["%.4g (%.4g-%.4g)" % ((ops[0] + ops[1]) / 2, ops[0], ops[1]),
+            "%.3g" % ((fpo[0] + fpo[1]) / 2),
+            recs[0]["workload"]["persist_path"]]
+    line = rows.get("shm 4k", "")
+    t.ok(header is not None and header.split()[3:5] == ["ops/s", "op"] and "faults/op" in header
+         and "persist" in header and all(w in line for w in want),
+         "oltp table: ops/s (median, min-max), faults/op and the persist path from the records (want %s)" % want,
+         r.stdout + r.stderr)
+    header, rows = wl_table("connect-storm")
+    with open(os.path.join(wl_dir, "records", "shm-4k-w2-s16M-connect-storm.r1.json")) as f:
+        ph = json.load(f)["results"]["workload"]["phase_latency_ns"]
+    t.ok(header is not None and "attach p50/p99" in header and "touch p50/p99" in header
+         and "detach p50/p99" in header and "persist" not in header and "shm 4k" in rows,
+         "connect-storm table: attach, first-touch and detach p50/p99 columns, no persist column", r.stdout)
+    import runrecords
+    recs2 = []
+    for k in (1, 2):
+        with open(os.path.join(wl_dir, "records", "shm-4k-w2-s16M-connect-storm.r%d.json" % k)) as f:
+            recs2.append(json.load(f)["results"]["workload"]["phase_latency_ns"]["attach"])
+    want = human(runrecords.spread([x["p50"] for x in recs2])["median"], "ns")
+    t.ok(want in rows.get("shm 4k", ""), "connect-storm attach p50 is the records' median (%s)" % want,
+         rows.get("shm 4k", ""))
+
     r = tap.run([tool, run_dir, "--workers", "four"])
     t.ok(r.returncode == 2 and "four" in r.stderr, "bad --workers refused, named (exit %d)" % r.returncode)
     r = tap.run([tool, run_dir, "--size", "huge"])
