@@ -1,7 +1,8 @@
 # Shared set-up for the figures of plots/plot-run.
 # Variables given on the command line: out (path without extension),
 # fmt (png or svg), files (space-separated data tables, one per series),
-# n (number of series), t1..tN (series titles), subtitle (platform,
+# n (number of series), t1..tN (series titles), c1..cN (series colours,
+# "#rrggbb": one per backend, plots/plot-run), subtitle (platform,
 # kernel, region size), and optionally width/height in pixels.
 if (!exists("width")) width = 1100
 if (!exists("height")) height = 720
@@ -28,3 +29,7 @@ bytes_label(e) = sprintf("%d %s", 2**(e % 10), word("B KiB MiB GiB TiB PiB", e /
 set_bytes_axis = "set logscale y 2; set ytics () ; set mytics 4; do for [e=0:52:4] { set ytics add (bytes_label(e) 2.0**e) }"
 title_of(i) = value(sprintf("t%d", i))
 file_of(i) = word(files, i)
+# Series colours: the caller's c<i>, else a palette with no yellow (gnuplot's
+# default linetype 5 is a pale yellow that disappears on white).
+palette_of(i) = word("#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #17becf #8c564b #7f7f7f", (i - 1) % 8 + 1)
+color_of(i) = exists(sprintf("c%d", i)) ? value(sprintf("c%d", i)) : palette_of(i)

@@ -14,7 +14,7 @@ set multiplot layout 1,3 margins 0.06, 0.80, 0.11, 0.86 spacing 0.05 title "Firs
 do for [pct in "p50 p99 p999"] {
 	set title (pct eq "p999") ? "p99.9" : pct
 	plot for [i=1:n] file_of(i) using "workers":(column("fault_".pct."_med") * 1e-9):(column("fault_".pct."_min") * 1e-9):(column("fault_".pct."_max") * 1e-9) \
-		with yerrorlines lc i lw 2 pt 7 ps 0.8 title title_of(i)
+		with yerrorlines lc rgb color_of(i) lw 2 pt 7 ps 0.8 title title_of(i)
 	set key off
 	unset ylabel  # one label, on the first panel
 }

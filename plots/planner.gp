@@ -19,6 +19,9 @@ modes = "4k hugetlb-2m hugetlb-1g dax-2m mshare"
 mode_of(i) = word(modes, i)
 # dax-2m dashed: with an SGA under 1 GiB it lies on top of hugetlb-2m.
 mode_dt(i) = i == 4 ? 2 : 1
+# One colour per mode, mshare in the same red as in the run figures (never
+# gnuplot's default linetype 5, a pale yellow).
+mode_color(i) = word("#1f77b4 #2ca02c #006d2c #9467bd #d62728", i)
 
 cal = ""
 size = ""
@@ -44,7 +47,7 @@ cover = "< ".plan." --sga 300G --processes 10000 --ram 512G --series"
 set title "MODEL: 300 GiB SGA at 2 TiB, RAM 512 GiB, every page touched\n{/*0.8 the mshare cover letter's case; 4k at 1500 processes: 878.9 GiB of PTEs}"
 set arrow 1 from 1500, graph 0 to 1500, graph 1 nohead dt 3 lc rgb "#888888"
 set label 1 "1500 processes" at 1500, graph 0.04 offset 0.5, 0 tc rgb "#666666"
-plot for [i=1:5] cover using 1:(column(i + 1) > 0 ? column(i + 1) : 1/0) with lines lw 2 lc i dt mode_dt(i) title mode_of(i)." (model)", \
+plot for [i=1:5] cover using 1:(column(i + 1) > 0 ? column(i + 1) : 1/0) with lines lw 2 lc rgb mode_color(i) dt mode_dt(i) title mode_of(i)." (model)", \
      cover using 1:7 with lines lw 2 dt 2 lc rgb "black" title "RAM 512 GiB"
 unset arrow 1
 unset label 1
@@ -55,11 +58,11 @@ if (strlen(size) > 0) {
 	meas = "< ".cal
 	set title sprintf("MEASURED on this host vs MODEL (lines: %.4g GiB region at 2 TiB), RAM %.1f GiB\n{/*0.8 per record: filled = PageTables delta (system-wide), open = VmPTE region sum, x = its model}", sizegib, mem / 1073741824.0)
 	# Colour = mode; the three marker kinds are keyed once, in black.
-	plot for [i=1:5] model using 1:(column(i + 1) > 0 ? column(i + 1) : 1/0) with lines lw 2 lc i dt mode_dt(i) title mode_of(i)." (model)", \
+	plot for [i=1:5] model using 1:(column(i + 1) > 0 ? column(i + 1) : 1/0) with lines lw 2 lc rgb mode_color(i) dt mode_dt(i) title mode_of(i)." (model)", \
 	     model using 1:(column(7)) with lines lw 2 dt 2 lc rgb "black" title "RAM (this host)", \
-	     for [i=1:5] meas using 2:((strcol(1) eq mode_of(i) && $4 > 0) ? $4 : 1/0) with points pt 7 ps 1.2 lc i notitle, \
-	     for [i=1:5] meas using 2:((strcol(1) eq mode_of(i) && $8 > 0) ? $8 * $2 : 1/0) with points pt 6 ps 2 lc i notitle, \
-	     for [i=1:5] meas using 2:((strcol(1) eq mode_of(i) && $5 > 0) ? $5 : 1/0) with points pt 2 ps 1.5 lc i notitle, \
+	     for [i=1:5] meas using 2:((strcol(1) eq mode_of(i) && $4 > 0) ? $4 : 1/0) with points pt 7 ps 1.2 lc rgb mode_color(i) notitle, \
+	     for [i=1:5] meas using 2:((strcol(1) eq mode_of(i) && $8 > 0) ? $8 * $2 : 1/0) with points pt 6 ps 2 lc rgb mode_color(i) notitle, \
+	     for [i=1:5] meas using 2:((strcol(1) eq mode_of(i) && $5 > 0) ? $5 : 1/0) with points pt 2 ps 1.5 lc rgb mode_color(i) notitle, \
 	     NaN with points pt 7 lc rgb "black" title "measured PageTables delta", \
 	     NaN with points pt 6 lc rgb "black" title "measured VmPTE region sum", \
 	     NaN with points pt 2 lc rgb "black" title "model of that record"
