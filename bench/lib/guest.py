@@ -28,6 +28,7 @@ Environment overrides: MSHARE_VM_RUN (the runner script), MSHARE_VM_KERNEL
 """
 
 import hashlib
+import math
 import os
 import shlex
 import subprocess
@@ -95,12 +96,19 @@ def points_script(sweep, todo):
         "%s backends >backends.txt 2>&1" % shlex.quote(harness),
         "",
     ]
+    # The spec's per-run timeout holds in the guest too: SIGINT (the harness
+    # cleans up and writes no record), SIGKILL a minute later if it is still
+    # there. busybox's timeout; without one the VM's --timeout is the bound.
+    limit = int(math.ceil(float(getattr(sweep, "timeout", 0) or 0)))
+    lines.append("T=")
+    if limit > 0:
+        lines.append("command -v timeout >/dev/null 2>&1 && T=\"timeout -s INT -k 60 %d\"" % limit)
     lines.append("# `started` names each run as it starts (the host prints progress from it).")
     for p, k in todo:
         name = "%s.r%d" % (p["id"], k)
         cmd = sweep.harness_command(p, "/out/records/%s.json" % name)
         cmd[0] = harness
-        lines.append("echo \"%s r%d\" >>started; %s >logs/%s.log 2>&1; echo \"%s r%d $?\" >>status" % (
+        lines.append("echo \"%s r%d\" >>started; $T %s >logs/%s.log 2>&1; echo \"%s r%d $?\" >>status" % (
             p["id"], k, " ".join(shlex.quote(c) for c in cmd), name, p["id"], k))
     lines.append("exit 0")
     return "\n".join(lines) + "\n"

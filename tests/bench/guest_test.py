@@ -46,10 +46,21 @@ try:
         else:
             t.ok(False, "guest points in one VM boot: cannot boot the guest: " + why)
         t.done()
-    spec = tap.write_spec(d, "vm", text=(SPEC % "vm").replace("platform = host, guest", "platform = guest"))
+    # A third point overruns the spec's per-run timeout: the guest stops it
+    # (SIGINT through busybox timeout) and the next points still run.
+    text = (SPEC % "vm").replace("platform = host, guest", "platform = guest").replace(
+        "workloads = pt-footprint", "workloads = sga-read, pt-footprint")
+    text += ("exclude = workload=sga-read backend=anon\n"
+             "args[workload=sga-read] = --duration 100000s\n"
+             "timeout = 60s\n")
+    spec = tap.write_spec(d, "vm", text=text)
     r = tap.run([os.path.join(tap.ROOT, "bench", "sweep"), spec, "--results", os.path.join(d, "r2")])
     run = r.stdout.strip()
-    t.ok(r.returncode == 0 and os.path.isdir(run), "guest sweep finishes (exit %d)" % r.returncode, r.stderr)
+    t.ok(r.returncode == 1 and os.path.isdir(run), "guest sweep finishes, one run failed (exit %d)" % r.returncode,
+         r.stderr)
+    failed = open(os.path.join(run, "failed.txt")).read() if os.path.isdir(run) else ""
+    t.ok(failed.startswith("guest-shm-4k-w2-s16M-sga-read r1:") and len(failed.splitlines()) == 1,
+         "the run past the spec's timeout was stopped in the guest and is the one failed run", failed)
     if not os.path.isdir(run):
         t.done()
     boots = glob.glob(os.path.join(run, "guest", "boot-*"))
