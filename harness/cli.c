@@ -55,6 +55,21 @@ void cli_usage(FILE *out)
 "                   alignment the backend needs) and exit: 0 if a run would\n"
 "                   accept them, 2 with the message if not. Runs nothing and\n"
 "                   does not look at this host's backends or memory.\n"
+"  --cpus C         bind each worker to one CPU (hwloc): spread (the NUMA nodes\n"
+"                   in turn, then the next CPU of each), compact (every worker\n"
+"                   on the first node with CPUs, its CPUs in turn) or a list\n"
+"                   such as 0,2-3 (its CPUs in turn). Default: not bound.\n"
+"                   Only CPUs this process may run on are accepted.\n"
+"  --mem-policy P   memory policy (set_mempolicy) of the run, inherited by\n"
+"                   every worker: local, bind:NODES or interleave[:NODES]\n"
+"                   (NODES such as 1 or 0-1; interleave alone: every node\n"
+"                   with memory). It places the region's data the workers\n"
+"                   fault in (shared memory, page cache, hugetlb pages from\n"
+"                   the pool's free pages) and, since the kernel allocates a\n"
+"                   page-table page under the policy of the task that faults,\n"
+"                   the page tables too; not the data of a DAX file, which is\n"
+"                   on the device (its node is recorded). Default: unchanged.\n"
+"                   The record gives page tables per node either way.\n"
 "  --<param> VALUE  the selected workload's own options (see `workloads`)\n"
 "Every option may be given once.\n"
 "\n"
@@ -82,7 +97,8 @@ static const char *option_value(int argc, char **argv, int *i, const char *eq, c
 static bool known_option(const char *name, const struct workload_ops *wl)
 {
 	static const char *const names[] = { "backend", "workload", "workers", "size", "path", "out", "csv",
-					     "addr", "page", "seed", "duration", "ops" };
+					     "addr", "page", "seed", "duration", "ops", "cpus",
+					     "mem-policy" };
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
 		if (strcmp(names[k], name) == 0)
 			return true;
@@ -225,6 +241,12 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 			if (parse_duration_ns(v, &cfg->duration_ns, err, err_len))
 				return -1;
 			cfg->duration_given = true;
+		} else if (strcmp(name, "cpus") == 0) {
+			if (place_parse_cpus(v, &cfg->numa, err, err_len))
+				return -1;
+		} else if (strcmp(name, "mem-policy") == 0) {
+			if (place_parse_mem_policy(v, &cfg->numa, err, err_len))
+				return -1;
 		} else if (strcmp(name, "ops") == 0) {
 			if (parse_count(v, &cfg->max_ops, err, err_len)) {
 				snprintf(err, err_len, "--ops '%s' is not a positive integer", v);

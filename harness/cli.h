@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "backend.h"
+#include "placement.h"
 #include "workload.h"
 
 #define DEFAULT_REGION_ADDR 0x20000000000ull /* 2 TiB: its own 512 GiB page-table slot */
@@ -34,6 +35,7 @@ struct run_config {
 	bool skip_memory_check;
 	bool quiet;           /* no human summary */
 	bool check_only;      /* --check: validate the options, run nothing */
+	struct numa_options numa; /* --cpus, --mem-policy */
 	const char *param_values[WORKLOAD_MAX_PARAMS];
 	bool param_given[WORKLOAD_MAX_PARAMS];
 };

@@ -162,6 +162,92 @@ static void page_size_obtained(const struct run_state *rs, const struct merged *
 	}
 }
 
+/* results.pagetables.nodes: PageTables of every node at the three points. */
+static void write_pagetables_per_node(struct json_writer *w, const struct run_state *rs)
+{
+	const struct numa_plan *p = &rs->numa;
+	int64_t sum = 0;
+	json_begin_array(w, "nodes");
+	for (int n = 0; n <= p->max_node; n++) {
+		if (!(p->node_present >> n & 1))
+			continue;
+		const int64_t b = rs->pt_before.node[n], z = rs->pt_baseline.node[n], k = rs->pt_parked.node[n];
+		json_begin_object(w, NULL);
+		json_key_i64(w, "node", n);
+		json_key_i64(w, "before_bytes", b);
+		json_key_i64(w, "baseline_bytes", z);
+		json_key_i64(w, "parked_bytes", k);
+		json_key_i64(w, "delta_bytes", k - z);
+		json_key_i64(w, "delta_from_before_bytes", k - b);
+		json_end_object(w);
+		sum += k - z;
+	}
+	json_end_array(w);
+	json_key_i64(w, "nodes_delta_sum_bytes", sum);
+	json_key_bool(w, "nodes_consistent",
+		      rs->pt_before.consistent && rs->pt_baseline.consistent && rs->pt_parked.consistent);
+	json_key_string(w, "nodes_source", p->sysfs_nodes ? "/sys/devices/system/node/node*/meminfo PageTables"
+							   : "no /sys/devices/system/node (kernel without NUMA): "
+							     "node 0 is /proc/meminfo");
+}
+
+/* results.numa: where workers ran, the memory policy, the DAX device's
+ * node, and what the kernel does about page-table placement. */
+static void write_numa(struct json_writer *w, const struct run_state *rs)
+{
+	const struct numa_plan *p = &rs->numa;
+	const struct run_config *cfg = &rs->cfg;
+	static const char *const placement[] = { "none (workers not bound; the scheduler places them)", "spread",
+						 "compact", "list" };
+	json_begin_object(w, "numa");
+	json_key_i64(w, "nodes", p->nodes);
+	json_key_string(w, "cpu_placement", placement[cfg->numa.cpus]);
+	json_key_string(w, "cpus_used", p->npus ? p->cpus_text : NULL);
+	json_begin_array(w, "workers_per_node");
+	for (int n = 0; n <= p->max_node; n++) {
+		if (!(p->node_present >> n & 1))
+			continue;
+		uint64_t count = 0;
+		for (unsigned i = 0; i < rs->forked; i++)
+			if (rs->area.workers[i].fig.phase >= PHASE_DONE && rs->area.workers[i].fig.phase != PHASE_FAILED &&
+			    rs->area.workers[i].fig.node == n)
+				count++;
+		json_key_u64(w, NULL, count);
+	}
+	json_end_array(w);
+	uint64_t seen[NUMA_MAX_CPUS / 64] = { 0 };
+	char seen_text[256];
+	for (unsigned i = 0; i < rs->forked; i++) {
+		const struct worker_figures *f = &rs->area.workers[i].fig;
+		if (f->phase >= PHASE_DONE && f->phase != PHASE_FAILED && f->cpu >= 0 && f->cpu < NUMA_MAX_CPUS)
+			seen[f->cpu / 64] |= 1ull << (f->cpu % 64);
+	}
+	place_format_set(seen, NUMA_MAX_CPUS, seen_text, sizeof(seen_text));
+	json_key_string(w, "cpus_seen", seen_text);
+	json_key_string(w, "workers_per_node_source",
+			"getcpu() in each worker as its workload ended, over the nodes present (node 0 first); cpus_seen: the CPUs they were on then");
+	json_key_string(w, "mem_policy", p->policy_set ? p->policy_text : "unchanged (as inherited)");
+	json_key_string(w, "mem_policy_scope",
+			"set_mempolicy() of the run's process before the backend's set-up, inherited by every worker: "
+			"it places what they allocate: the region's data they fault in (shared memory, page cache, "
+			"anonymous memory), hugetlb pages allocated in the set-up, and page-table pages; not the data "
+			"of a DAX file (on the device, data_device_node)");
+	json_key_i64(w, "data_device_node", p->data_device_node);
+	json_key_string(w, "data_device", p->data_device[0] ? p->data_device : NULL);
+	json_key_string(w, "page_table_placement",
+			"Linux allocates a page-table page (PTE, PMD, PUD) with alloc_pages() in the context of the "
+			"task that faults: under that task's memory policy (local: the node of the CPU it runs on; "
+			"an mbind() VMA policy does not apply). A private set of page tables thus lands where its "
+			"worker faults; a shared set (mshare) wherever the worker that first faults each range runs; "
+			"pagetables.nodes says where they were");
+	json_key_string(w, "latency_note",
+			strcmp(environment_platform(), "guest") == 0
+				? "QEMU TCG guest: a remote node's memory costs what local memory does, so latency "
+				  "figures say nothing of NUMA; where pages are allocated (pagetables.nodes) is real"
+				: "host: latencies are this machine's own");
+	json_end_object(w);
+}
+
 static void write_record(struct json_writer *w, const struct run_state *rs, const struct merged *m)
 {
 	const struct run_config *cfg = &rs->cfg;
@@ -186,6 +272,8 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 	json_key_u64(w, "seed", cfg->seed);
 	json_key_double(w, "duration_s", cfg->duration_ns ? secs(cfg->duration_ns) : 0);
 	json_key_u64(w, "ops", cfg->max_ops);
+	json_key_string(w, "cpus", cfg->numa.cpus_arg);
+	json_key_string(w, "mem_policy", cfg->numa.mem_policy_arg);
 	json_begin_object(w, "params");
 	for (int p = 0; p < WORKLOAD_MAX_PARAMS && wl->params[p].name; p++)
 		json_key_string(w, wl->params[p].name, cfg->param_values[p]);
@@ -256,7 +344,11 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 	json_key_i64(w, "region_bytes_per_worker_min", m->region_min);
 	json_key_i64(w, "region_bytes_per_worker_max", m->region_max);
 	json_key_double(w, "region_bytes_per_worker_per_gib", gib > 0 ? per_worker / gib : 0);
+	write_pagetables_per_node(w, rs);
 	json_key_string(w, "views",
+			"nodes: the same PageTables per NUMA node (/sys/devices/system/node/nodeN/meminfo) at the "
+			"same three points, read around the system figure until two reads of the nodes agree "
+			"(nodes_consistent: at every point; then the deltas sum to meminfo_delta_bytes); "
 			"meminfo_*: /proc/meminfo PageTables, system-wide, each page-table page counted once "
 			"(includes any other process's changes; per-CPU counters folded by vm/stat_refresh before each read when meminfo_stat_refreshed); meminfo_delta_bytes = parked - baseline "
 			"(all workers attached, region untouched), meminfo_delta_from_before_bytes = parked - before "
@@ -278,6 +370,8 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 			"(mean over sampled workers at the parked point) plus VmPTE with the region untouched; "
 			"kernel structures (task, kernel stack) not included");
 	json_end_object(w);
+
+	write_numa(w, rs);
 
 	write_histogram(w, "fault_latency_ns", &m->slot.fault_ns, true);
 	json_key_u64(w, "timer_overhead_ns", rs->timer_overhead_ns);
@@ -651,6 +745,18 @@ static void summary(const struct run_state *rs, const struct merged *m)
 		format_bytes((uint64_t)(rs->meminfo_parked - rs->meminfo_baseline > 0
 						? rs->meminfo_parked - rs->meminfo_baseline : 0), b, sizeof(b)),
 		format_bytes(m->vmpte_sum, c, sizeof(c)));
+	if (rs->numa.nodes > 1 || rs->cfg.numa.cpus || rs->cfg.numa.policy) {
+		fprintf(stderr, "  page tables per node (PageTables delta):");
+		for (int n = 0; n <= rs->numa.max_node; n++)
+			if (rs->numa.node_present >> n & 1)
+				fprintf(stderr, " node %d %s", n,
+					format_bytes((uint64_t)(rs->pt_parked.node[n] - rs->pt_baseline.node[n] > 0
+								? rs->pt_parked.node[n] - rs->pt_baseline.node[n] : 0),
+						     a, sizeof(a)));
+		fprintf(stderr, "%s; cpus %s, mem-policy %s\n", rs->pt_parked.consistent ? "" : " (inconsistent read)",
+			rs->numa.npus ? rs->numa.cpus_text : "not bound",
+			rs->numa.policy_set ? rs->numa.policy_text : "unchanged");
+	}
 	const struct histogram *h = &m->slot.fault_ns;
 	fprintf(stderr, "  first-touch latency: %llu touches, p50 %llu ns, p99 %llu ns, max %llu ns "
 			"(timer overhead %llu ns); %llu minor faults\n",

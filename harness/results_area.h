@@ -32,6 +32,7 @@ struct worker_figures {
 	uint64_t barrier_wait_ns;    /* from ready to released */
 	uint64_t detach_ns;
 	uint64_t minflt, majflt;     /* during the workload only */
+	int32_t cpu, node;           /* where it ran when its workload ended (getcpu); -1 unknown */
 	char error[176];
 };
 

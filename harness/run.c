@@ -333,6 +333,12 @@ int run_main(int argc, char **argv)
 	}
 	if (cfg->check_only)
 		return 0; /* --check: the options are good; run nothing */
+	/* --cpus and --mem-policy against this host: refused before anything
+	 * is set up or forked. */
+	if (place_prepare(&cfg->numa, &rs->numa, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mshare-bench run: %s\n", err);
+		return 2;
+	}
 	if (cfg->out)
 		record_clean_orphans(cfg->out);
 	rs->region.backend_name = cfg->backend->name;
@@ -363,6 +369,13 @@ int run_main(int argc, char **argv)
 	rs->oom_protected = procfs_write_long("/proc/self/oom_score_adj", -1000) == 0;
 	measure_timer(rs);
 	rs->oom_kill_before = procfs_vmstat("oom_kill");
+
+	/* The policy is set before the backend's set-up (hugetlb pages are
+	 * allocated there) and inherited by every worker. */
+	if (place_apply_policy(&cfg->numa, &rs->numa, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mshare-bench run: %s\n", err);
+		return 1;
+	}
 
 	rs->t_start = clock_now_ns();
 	rs->backend_ready = true; /* teardown is safe after a partial setup */
@@ -401,7 +414,11 @@ int run_main(int argc, char **argv)
 		rs->page_probe = page_probe_run(cfg->backend, &rs->region, cfg->write);
 	/* Parked point of the system view; "before" is before any worker. */
 	rs->meminfo_refreshed = procfs_stat_refresh();
-	rs->meminfo_before = procfs_meminfo_bytes("PageTables");
+	if (rs->region.dax)
+		rs->numa.data_device_node = place_device_node(cfg->path ? cfg->path : cfg->backend->default_path,
+							     rs->numa.data_device, sizeof(rs->numa.data_device));
+	place_read_pagetables(&rs->numa, &rs->pt_before);
+	rs->meminfo_before = rs->pt_before.system;
 	rs->t_setup_done = clock_now_ns();
 
 	if (fork_workers(rs) != 0) {
@@ -433,7 +450,8 @@ int run_main(int argc, char **argv)
 	/* Baseline: region mapped, not touched yet. */
 	read_vmpte(rs, rs->vmpte_baseline);
 	rs->meminfo_refreshed &= procfs_stat_refresh();
-	rs->meminfo_baseline = procfs_meminfo_bytes("PageTables");
+	place_read_pagetables(&rs->numa, &rs->pt_baseline);
+	rs->meminfo_baseline = rs->pt_baseline.system;
 	if (rs->region.backend_page_bytes > 4096)
 		rs->hugetlb_free_before = hugepool_available(rs->region.backend_page_bytes);
 
@@ -444,7 +462,8 @@ int run_main(int argc, char **argv)
 
 	/* Parked point: every live worker holds its page tables. */
 	rs->meminfo_refreshed &= procfs_stat_refresh();
-	rs->meminfo_parked = procfs_meminfo_bytes("PageTables");
+	place_read_pagetables(&rs->numa, &rs->pt_parked);
+	rs->meminfo_parked = rs->pt_parked.system;
 	read_vmpte(rs, rs->vmpte_parked);
 	if (rs->region.backend_page_bytes > 4096)
 		rs->hugetlb_free_parked = hugepool_available(rs->region.backend_page_bytes);

@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "placement.h"
 #include "page_probe.h"
 #include "procfs.h"
 #include "results_area.h"
@@ -69,7 +70,12 @@ struct run_state {
 	unsigned signal_counts[65];
 	char fork_error[160];
 
-	/* Page-table figures. */
+	/* Placement (--cpus, --mem-policy) and the NUMA nodes. */
+	struct numa_plan numa;
+
+	/* Page-table figures; the meminfo_* ones are the system figure of the
+	 * pt_* per-node snapshots. */
+	struct numa_pt_point pt_before, pt_baseline, pt_parked;
 	int64_t meminfo_before, meminfo_baseline, meminfo_parked;
 	bool meminfo_refreshed; /* vm.stat_refresh before every read */
 	int64_t *vmpte_baseline, *vmpte_parked;

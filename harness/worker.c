@@ -5,6 +5,7 @@
  * Everything it reports goes into its own worker_area of the shared
  * results area; it allocates nothing, so its private memory stays small.
  */
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,6 +100,10 @@ void worker_main(struct run_state *rs, unsigned index)
 		(void)*p;
 	(void)*((const volatile char *)(wa + 1) - 1);
 
+	/* --cpus: its own CPU before it maps or faults anything. */
+	if (place_bind_worker(&rs->numa, index, err, sizeof(err)) != 0)
+		fail(fig, WORKER_EXIT_ATTACH, "--cpus", err);
+
 	uint64_t t0 = clock_now_ns();
 	if (cfg->backend->attach(r, err, sizeof(err)) != 0)
 		fail(fig, WORKER_EXIT_ATTACH, "attach", err);
@@ -137,6 +142,13 @@ void worker_main(struct run_state *rs, unsigned index)
 	fig->majflt = (uint64_t)(ru1.ru_majflt - ru0.ru_majflt);
 	if (rc != 0)
 		snprintf(fig->error, sizeof(fig->error), "workload %s failed", cfg->workload->name);
+	unsigned cpu, node;
+	if (getcpu(&cpu, &node) == 0) {
+		fig->cpu = (int32_t)cpu;
+		fig->node = (int32_t)node;
+	} else {
+		fig->cpu = fig->node = -1;
+	}
 
 	__atomic_store_n(&fig->phase, PHASE_DONE, __ATOMIC_RELEASE);
 	arrive(&ctl->done, cfg->workers);

@@ -1,0 +1,94 @@
+#!/bin/sh
+# test-timeout: 1500
+# NUMA in a 2-node guest (kernel/vm/run.sh --numa 2: one vCPU and half the RAM
+# per node, the NVDIMM on node 1): the guest sees two nodes; runs with
+# --cpus spread put half the workers on each node; the page tables per node
+# sum to the system-wide PageTables delta (the check `make test` makes of the
+# per-node view); private MAP_SHARED 4 KiB page tables follow their workers
+# (all on node 1 with --cpus 1; none on node 1 with --mem-policy bind:0);
+# the DAX file's device is recorded on node 1. What it measures (where
+# mshare's one set of page tables lands, the MAP_SHARED split with spread
+# workers) is printed as TAP comments, not asserted: the kernel decides.
+# Fails when the guest cannot run; skips only with MSHARE_SKIP_GUEST=1.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+. tests/kernel/lib/guest.sh
+guest_require "NUMA in a 2-node guest"
+mkdir -p build/vm
+out=$(mktemp -d build/vm/numa-guest.XXXXXX) || exit 1
+chmod 755 "$out"
+if ! make -s --no-print-directory initramfs >"$out.build.log" 2>&1; then
+	echo "not ok 1 - numa-guest: building the initramfs failed"
+	exit 1
+fi
+c="--size 64M --page 4k --workload pt-footprint --quiet"
+echo "# numa-guest: booting a 2-node guest under QEMU (TCG); a few minutes (log $out.vm.log)"
+kernel/vm/run.sh --numa 2 --cpus 2 --pmem-node 1 --mem 2G --pmem 1 --timeout 1200 --out "$out" -- sh -c "
+ls -d /sys/devices/system/node/node[0-9]* >/out/nodes.txt
+mshare-bench run --backend mshare --workers 100 --cpus spread --mem-policy local $c --out /out/mshare.json &&
+mshare-bench run --backend file --path /mnt/pmem --workers 100 --cpus spread --mem-policy local $c --out /out/dax4k.json &&
+mshare-bench run --backend file --path /mnt/pmem --workers 20 --cpus 1 $c --out /out/dax4k-cpu1.json &&
+mshare-bench run --backend file --path /mnt/pmem --workers 20 --cpus spread --mem-policy bind:0 $c --out /out/dax4k-bind0.json &&
+{ mshare-bench run --backend shm --workers 2 --size 4M --workload touch --cpus 2 --out /out/never.json 2>/out/cpu2.err; echo \$? >/out/cpu2.rc; }
+" >"$out.vm.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+	echo "not ok 1 - the NUMA runs in a 2-node guest (run.sh exit $rc, log $out.vm.log)"
+	tail -20 "$out.vm.log" | sed 's/^/# /'
+	echo "1..1"
+	exit 1
+fi
+echo "ok 1 - the NUMA runs in a 2-node guest"
+python3 - "$out" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+n = 1
+failed = 0
+def check(what, cond):
+    global n, failed
+    n += 1
+    print(("ok" if cond else "not ok"), n, "-", what)
+    failed += not cond
+def rec(name):
+    with open(os.path.join(out, name)) as f:
+        return json.load(f)
+def per_node(r):
+    return [x["delta_bytes"] for x in r["results"]["pagetables"]["nodes"]]
+
+check("the guest has two NUMA nodes", len(open(os.path.join(out, "nodes.txt")).read().split()) == 2)
+for name in ("mshare.json", "dax4k.json", "dax4k-cpu1.json", "dax4k-bind0.json"):
+    r = rec(name)
+    p = r["results"]["pagetables"]
+    check(f"{name}: two nodes in the record, read consistently", len(p["nodes"]) == 2 and p["nodes_consistent"])
+    check(f"{name}: per-node PageTables deltas {per_node(r)} sum to the system delta {p['meminfo_delta_bytes']}",
+          sum(per_node(r)) == p["meminfo_delta_bytes"] and
+          sum(x["parked_bytes"] for x in p["nodes"]) == p["meminfo_parked_bytes"])
+    check(f"{name}: the record says guest and the TCG latency caveat",
+          r["environment"]["platform"] == "guest" and "TCG" in r["results"]["numa"]["latency_note"])
+    check(f"{name}: the DAX file's device is on node 1", r["results"]["numa"]["data_device_node"] == 1)
+for name in ("mshare.json", "dax4k.json"):
+    r = rec(name)
+    check(f"{name}: --cpus spread put 50 workers on each node ({r['results']['numa']['workers_per_node']})",
+          r["results"]["numa"]["workers_per_node"] == [50, 50])
+ms, dax = rec("mshare.json"), rec("dax4k.json")
+check("MAP_SHARED 4K: 100 workers' private page tables (>= 100 x 33 pages) are in the per-node view",
+      sum(per_node(dax)) >= 100 * 33 * 4096)
+c1, b0 = rec("dax4k-cpu1.json"), rec("dax4k-bind0.json")
+check(f"--cpus 1: all 20 workers on node 1, their page tables too (node deltas {per_node(c1)})",
+      c1["results"]["numa"]["workers_per_node"] == [0, 20] and per_node(c1)[1] >= 20 * 33 * 4096 and
+      per_node(c1)[0] < per_node(c1)[1] / 10)
+check(f"--cpus spread --mem-policy bind:0: page tables on node 0 only (node deltas {per_node(b0)})",
+      b0["results"]["numa"]["workers_per_node"] == [10, 10] and per_node(b0)[0] >= 20 * 33 * 4096 and
+      per_node(b0)[1] < per_node(b0)[0] / 10)
+err = open(os.path.join(out, "cpu2.err")).read().strip()
+check(f"--cpus 2 on a 2-vCPU guest refused before anything forks: {err!r}",
+      open(os.path.join(out, "cpu2.rc")).read().strip() == "2" and "CPU 2" in err and
+      not os.path.exists(os.path.join(out, "never.json")))
+for name, r in (("mshare", ms), ("MAP_SHARED DAX 4K", dax)):
+    d = per_node(r)
+    print(f"# measured: {name}, 100 workers spread over 2 nodes, 64 MiB pt-footprint: PageTables delta "
+          f"node 0 {d[0]} B, node 1 {d[1]} B (system {r['results']['pagetables']['meminfo_delta_bytes']} B)")
+print(f"1..{n}")
+sys.exit(1 if failed else 0)
+PY
