@@ -64,6 +64,39 @@ try:
     t.ok(r.returncode == 0 and "| backend | page |" in r.stdout and ", 1 workers" not in r.stdout
          and "**host, 16 MiB region, pt-footprint, 4 workers; kernel " in r.stdout,
          "--workers filters, --markdown gives Markdown tables", r.stdout + r.stderr)
+    # Page tables per NUMA node: not shown for one-node records unless asked;
+    # --per-node shows them, and a run whose records have two nodes gets the
+    # table without asking, each node's figure the record's own.
+    t.ok("page tables per NUMA node" not in out, "one-node records: no per-node table by default", out)
+    r = tap.run([tool, run_dir, "--workers", "4", "--per-node"])
+    with open(os.path.join(run_dir, "records", "shm-4k-w4-s16M-pt-footprint.r1.json")) as f:
+        rec = json.load(f)
+    node0 = human(rec["results"]["pagetables"]["nodes"][0]["delta_bytes"], "bytes")
+    shm_node = [l for l in r.stdout.splitlines() if l.startswith("shm 4k") and "not bound" in l]
+    t.ok(r.returncode == 0 and "page tables per NUMA node" in r.stdout and len(shm_node) == 1
+         and node0 + " (100%)" in shm_node[0], "--per-node: node 0 column is the record's delta (%s)" % node0,
+         r.stdout + r.stderr)
+    import shutil
+    two = os.path.join(d, "two-nodes")
+    shutil.copytree(run_dir, two)
+    path = os.path.join(two, "records", "shm-4k-w4-s16M-pt-footprint.r1.json")
+    with open(path) as f:
+        rec = json.load(f)
+    rec["results"]["pagetables"]["nodes"] = [
+        {"node": 0, "delta_bytes": 3 * 4096}, {"node": 1, "delta_bytes": 9 * 4096}]
+    rec["results"]["numa"]["workers_per_node"] = [2, 2]
+    rec["results"]["numa"]["cpus_used"] = "0-1"
+    rec["results"]["numa"]["data_device_node"] = 1
+    with open(path, "w") as f:
+        json.dump(rec, f)
+    r = tap.run([tool, two, "--workers", "4"])
+    line = [l for l in r.stdout.splitlines() if l.startswith("shm 4k") and "2/2" in l]
+    t.ok(r.returncode == 0 and "node 0" in r.stdout and "node 1" in r.stdout and len(line) == 1
+         and "12 KiB (25%)" in line[0] and "36 KiB (75%)" in line[0] and " 0-1 " in line[0]
+         and line[0].rstrip().endswith(" 1"),
+         "two-node records: per-node table without asking, each node's delta and share, workers/node, cpus, "
+         "data node", r.stdout + r.stderr)
+
     # The database workloads get their own columns.
     spec = tap.write_spec(d, "sbs-wl", text="""name = sbs-wl
 backends = shm, hugetlb-2m
