@@ -20,3 +20,5 @@ $(BUILD)/tests/workloads/test-zipf-asan: $(WORKLOADS_TEST_SRC) $(wildcard worklo
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -O1 $(SANITIZE_FLAGS) -Iworkloads -o $@ $(WORKLOADS_TEST_SRC) -lm
 
 test-build:: $(WORKLOADS_TEST_BINS)
+
+include workloads/postgres/postgres.mk

@@ -2,7 +2,7 @@
 # Build the guest initramfs (an uncompressed newc cpio archive, which every
 # kernel with BLK_DEV_INITRD unpacks without needing a decompressor).
 #
-#   kernel/vm/mkinitramfs.sh OUTPUT.cpio [GUEST_DIR] [BENCH_BINARY]
+#   kernel/vm/mkinitramfs.sh OUTPUT.cpio [GUEST_DIR] [BENCH_BINARY] [EXTRA_SCRIPT]
 #
 # Contents: busybox (static) with its applets as links, ndctl/daxctl and
 # mkfs.ext4 with the shared libraries ldd reports (plus the dynamic loader and
@@ -10,14 +10,19 @@
 # has been built, everything under GUEST_DIR (test binaries, helpers) as
 # /guest, and kernel/vm/init as /init.  Dynamic binaries are run in the guest
 # with the same loader path as on the host, so libraries keep their paths.
+# EXTRA_SCRIPT, when given, is sourced last (before the archive is written)
+# with $stage, copy_with_libs, copy_lib, copy_libs_of and die available: it adds what one
+# kind of guest needs (workloads/postgres/initramfs-extra.sh adds PostgreSQL).
 set -eu
 
-out=${1:?usage: mkinitramfs.sh OUTPUT.cpio [GUEST_DIR] [BENCH_BINARY]}
+out=${1:?usage: mkinitramfs.sh OUTPUT.cpio [GUEST_DIR] [BENCH_BINARY] [EXTRA_SCRIPT]}
 guest_dir=${2:-}
 bench=${3:-}
+extra=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
+[ -z "$extra" ] || [ -f "$extra" ] || die "no extra script $extra"
 
 busybox=$(command -v busybox) || die "busybox not found (apt-get install busybox-static)"
 # ldd fails on a static executable, which is what the initramfs needs.
@@ -54,15 +59,20 @@ copy_with_libs() {
 	mkdir -p "$stage$(dirname "$dest")"
 	rm -f "$stage$dest"
 	cp -L "$src" "$stage$dest"
-	ldd "$src" 2>/dev/null | while read -r first second third _; do
+	copy_libs_of "$src"
+}
+# copy_libs_of FILE: every library ldd resolves for FILE (an executable or a
+# shared object), at the same path.
+copy_libs_of() {
+	ldd "$1" 2>/dev/null | while read -r first second third _; do
 		case "$first" in
 		linux-vdso*) ;;
 		/*) copy_lib "$first" ;;                       # the loader line
-		*) [ "$second" = "=>" ] && case "$third" in /*) copy_lib "$third" ;; esac ;;
+		*) if [ "$second" = "=>" ]; then case "$third" in /*) copy_lib "$third" ;; esac; fi ;;
 		esac
 	done
-	if ldd "$src" 2>&1 | grep -q "not found"; then
-		die "$src needs a library that is not installed: $(ldd "$src" | grep 'not found')"
+	if ldd "$1" 2>&1 | grep -q "not found"; then
+		die "$1 needs a library that is not installed: $(ldd "$1" | grep 'not found')"
 	fi
 }
 
@@ -94,13 +104,7 @@ if [ -n "$guest_dir" ] && [ -d "$guest_dir" ]; then
 	# Dynamic helpers under the guest dir get their libraries too.
 	find "$stage"/guest -type f -perm -u+x | while read -r f; do
 		if ldd "$f" >/dev/null 2>&1; then
-			ldd "$f" | while read -r first second third _; do
-				case "$first" in
-				linux-vdso*) ;;
-				/*) copy_lib "$first" ;;
-				*) [ "$second" = "=>" ] && case "$third" in /*) copy_lib "$third" ;; esac ;;
-				esac
-			done
+			copy_libs_of "$f"
 		fi
 	done
 fi
@@ -109,6 +113,8 @@ cp "$here"/init "$stage"/init
 chmod 755 "$stage"/init
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$stage"/etc/passwd
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage"/etc/group
+# shellcheck disable=SC1090
+[ -z "$extra" ] || . "$extra"
 
 tmp="${out}.tmp"
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$tmp"

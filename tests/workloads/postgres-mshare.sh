@@ -1,0 +1,188 @@
+#!/bin/sh
+# test-timeout: 2400
+# PostgreSQL 15 (Debian's postgresql-15, unmodified) with its main shared
+# memory on mshare through workloads/postgres/pg-mshare.so (issue 15), TAP.
+# Host: without mshare the library makes PostgreSQL refuse to start, with
+#   the library's message and PostgreSQL's FATAL in the server log (and
+#   without the library the same cluster starts: the refusal is the
+#   library's).
+# Guest (the patched kernel under QEMU, workloads/postgres/guest/pg-test.sh):
+#   the library without PostgreSQL (fork attach, process-shared semaphore and
+#   FUTEX_WAKE on the region); PostgreSQL on mshare with 64 MiB of buffers;
+#   20 connections each read every table filling the buffers; the sum of
+#   their region page tables (growth of their VmPTE from before the reads to
+#   after) is at most 1% of the same run in `4k` mode; a row written through
+#   one connection is read through another; after shutdown (pg_ctl -m fast,
+#   i.e. SIGINT) no msharefs entry and no backing file is left, nor after the
+#   postmaster is SIGKILLed.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+check() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2"; fi; }
+finish() { echo "1..$n"; [ "$failed" -eq 0 ]; exit $?; }
+PGBIN=/usr/lib/postgresql/15/bin
+SO=build/postgres/pg-mshare.so
+
+if ! make -s --no-print-directory pg-mshare >/dev/null 2>&1; then
+	not_ok "building $SO"
+	finish
+fi
+ok "$SO builds (C11, -Wall -Wextra -Werror)"
+
+# --- host: no mshare, PostgreSQL must refuse to start --------------------------
+if [ ! -x "$PGBIN/postgres" ] && [ "$(id -u)" = 0 ] && [ "${PLANNER_TEST_INSTALL_PG:-1}" = 1 ] &&
+   command -v apt-get >/dev/null; then
+	echo "# installing postgresql-15 for this test (tests only; PLANNER_TEST_INSTALL_PG=0 to skip)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql-15 >/dev/null 2>&1
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-mshare.XXXXXX") || exit 2
+chmod 755 "$tmp"
+pg_up=""
+cleanup() {
+	[ -n "$pg_up" ] && as_pg "$PGBIN/pg_ctl" -D "$tmp/data" -m immediate -w stop >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+as_pg() { "$@"; }
+if [ ! -x "$PGBIN/postgres" ]; then
+	skip "host: PostgreSQL refuses to start without mshare" "postgresql-15 is not installed ($PGBIN/postgres missing)"
+elif [ -e /proc/sys/vm/mshare_size ]; then
+	skip "host: PostgreSQL refuses to start without mshare" "this kernel has mshare"
+else
+	if [ "$(id -u)" = 0 ]; then
+		if id postgres >/dev/null 2>&1; then pguser=postgres; else pguser=nobody; fi
+		chown "$pguser" "$tmp"
+		as_pg() { su "$pguser" -s /bin/sh -c 'exec "$0" "$@"' -- "$@"; }
+	fi
+	cp "$SO" "$tmp/pg-mshare.so" && chmod 644 "$tmp/pg-mshare.so"
+	opts="-c listen_addresses='' -c unix_socket_directories='$tmp' -c port=5499 -c shared_buffers=16MB"
+	if ! as_pg "$PGBIN/initdb" -D "$tmp/data" -A trust -U postgres --no-locale -E UTF8 >"$tmp/initdb.log" 2>&1; then
+		sed 's/^/# initdb: /' "$tmp/initdb.log" | tail -5
+		not_ok "host: initdb a throw-away cluster"
+	else
+		for hp in off try; do
+			as_pg env LD_PRELOAD="$tmp/pg-mshare.so" "$PGBIN/pg_ctl" -D "$tmp/data" -l "$tmp/refused-$hp.log" -w -t 60 \
+				-o "$opts -c huge_pages=$hp" start >"$tmp/pg_ctl.log" 2>&1
+			rc=$?
+			sed 's/^/# server: /' "$tmp/refused-$hp.log"
+			[ $rc != 0 ] && [ ! -f "$tmp/data/postmaster.pid" ] &&
+				grep -q "pg-mshare\[[0-9]*\]: FATAL: mshare not available on this kernel: /proc/sys/vm/mshare_size missing" "$tmp/refused-$hp.log" &&
+				grep -q "FATAL:  could not map anonymous shared memory" "$tmp/refused-$hp.log"
+			check $? "host, huge_pages=$hp: with the library PostgreSQL refuses to start, saying mshare is missing (pg_ctl exit $rc)"
+		done
+		as_pg "$PGBIN/pg_ctl" -D "$tmp/data" -l "$tmp/plain.log" -w -t 60 -o "$opts" start >/dev/null 2>&1 && pg_up=1
+		check $? "host: the same cluster starts without the library"
+		[ -n "$pg_up" ] && as_pg "$PGBIN/pg_ctl" -D "$tmp/data" -m fast -w stop >/dev/null 2>&1 && pg_up=""
+	fi
+fi
+
+# --- guest ------------------------------------------------------------------
+. tests/kernel/lib/guest.sh
+why=$(guest_blocker)
+if [ -n "$why" ]; then
+	guest_tap $((n + 1)) "PostgreSQL on mshare in the guest" "$why"
+	n=$((n + 1))
+	[ "$(guest_verdict)" = skip ] || failed=$((failed + 1))
+	finish
+fi
+if [ ! -x "$PGBIN/postgres" ]; then
+	not_ok "guest: PostgreSQL on mshare: postgresql-15 is not installed on the host (the guest gets its files)"
+	finish
+fi
+mkdir -p build/vm
+out=$(mktemp -d build/vm/pg-test.XXXXXX) || exit 1
+chmod 755 "$out"
+if ! make -s --no-print-directory pg-initramfs >"$out.build.log" 2>&1; then
+	sed 's/^/# /' "$out.build.log" | tail -5
+	not_ok "guest: building the PostgreSQL initramfs (make pg-initramfs)"
+	finish
+fi
+echo "# guest: booting the patched kernel with PostgreSQL (TCG; 5-15 minutes; log $out.vm.log)"
+t0=$(date +%s)
+kernel/vm/run.sh --no-build --initrd build/vm/initramfs-pg.cpio --mem 2G --timeout 2000 --out "$out" \
+	-- /guest/pg/pg-test.sh 20 >"$out.vm.log" 2>&1 &
+vm_pid=$!
+trap 'kill -TERM $vm_pid 2>/dev/null; wait $vm_pid; exit 143' TERM INT
+seen=0 beat=$t0
+while kill -0 $vm_pid 2>/dev/null; do
+	sleep 3
+	now=$(date +%s)
+	lines=$(cat "$out/console.log" 2>/dev/null | grep -c '^pg-test: ')
+	if [ "$lines" -gt "$seen" ] || [ $((now - beat)) -ge 60 ]; then
+		grep '^pg-test: ' "$out/console.log" 2>/dev/null | tail -n +$((seen + 1)) | sed 's/^/# /'
+		[ "$lines" -gt "$seen" ] || echo "# guest: still running ($((now - t0)) s)"
+		seen=$lines beat=$now
+	fi
+done
+wait $vm_pid
+rc=$?
+trap - TERM INT
+if [ $rc -ne 0 ] || [ ! -f "$out/pgtest/facts.txt" ]; then
+	not_ok "guest: pg-test.sh ran (run.sh exit $rc, log $out.vm.log)"
+	tail -20 "$out.vm.log" | sed 's/^/# /'
+	finish
+fi
+ok "guest: pg-test.sh ran ($(($(date +%s) - t0)) s)"
+python3 - "$out/pgtest" >"$out/verdicts.txt" 2>&1 <<'PY'
+import os, re, sys
+d = sys.argv[1]
+f = {}
+for line in open(os.path.join(d, "facts.txt")):
+    k, _, v = line.rstrip("\n").partition("=")
+    f[k] = v
+res = []
+def t(ok, what):
+    res.append((bool(ok), what))
+check = open(os.path.join(d, "check.txt")).read()
+t(f.get("check.rc") == "0" and "FAIL" not in check and check.count("check: ok") >= 7,
+  "library without PostgreSQL: children attach at the same address, sem_wait/sem_post and FUTEX_WAKE work on the region")
+t(f.get("check.left", "x").strip() == "", f"library without PostgreSQL: munmap left no msharefs entry ({f.get('check.left')!r})")
+t(f.get("init") == "ok", "initdb on the DAX mount")
+log = open(os.path.join(d, "server-mshare-dax.log")).read() if os.path.exists(os.path.join(d, "server-mshare-dax.log")) else ""
+m = re.search(r"pg-mshare\[\d+\]: main shared memory: (\d+) bytes at 0x20000000000 on mshare region (\S+) .*backed by DAX file", log)
+t(f.get("mshare-dax.start") == "ok" and m and f.get("mshare-dax.msharefs_running", "").strip() == (m.group(2) if m else None),
+  f"mshare-dax: PostgreSQL starts with its main shared memory on mshare ({m.group(0) if m else 'no pg-mshare line in the server log'})")
+blocks = [int(x) for x in f.get("blocks", "0").split()]
+nbuf = int(f.get("nbuffers", "0") or 0)
+t(nbuf == 8192 and sum(blocks) >= 0.85 * nbuf and all(b < nbuf // 4 for b in blocks),
+  f"the tables fill {sum(blocks)} of the {nbuf} buffers, each under a quarter ({blocks})")
+for mode in ("4k", "mshare-dax"):
+    t(f.get(f"{mode}.readers_read") == "ok" and f.get(f"{mode}.readers") == "20",
+      f"{mode}: 20 connections waited at the gate, were woken and read every table ({f.get(mode + '.readers_read')})")
+    full = 0
+    for i in range(20):
+        p = os.path.join(d, f"{mode}.reader{i}.out")
+        if os.path.exists(p) and open(p).read().split().count("13000000") == 4:
+            full += 1
+    t(full == 20, f"{mode}: {full} of 20 connections printed the sum of all 65000 rows of each of the 4 tables")
+    row = f.get(f"{mode}.row", "").split("|")
+    ok = len(row) == 3 and row[1] and row[2].split(" ")[0] == row[0] and row[2].split(" ")[1] != row[1]
+    t(ok, f"{mode}: a row written through one connection (pid {row[1] if len(row) > 1 else '?'}) is read through another ({row[2] if len(row) > 2 else '?'})")
+    t(f.get(f"{mode}.stopped") == "yes", f"{mode}: pg_ctl stop -m fast (SIGINT) stops the server")
+pt4 = int(f.get("4k.region_pt_kb", "0") or 0)
+ptm = int(f.get("mshare-dax.region_pt_kb", "-1") or -1)
+t(pt4 >= 20 * 64, f"4k: the 20 connections built {pt4} KiB of region page tables reading (at least 64 KiB each expected for 64 MiB of 4 KiB pages)")
+t(0 <= ptm <= pt4 / 100, f"mshare-dax: the 20 connections' region page tables {ptm} KiB <= 1% of 4k's {pt4} KiB")
+left = f.get("mshare-dax.left_after_stop", "x")
+t(left.strip(" |") == "", f"mshare-dax: after shutdown no msharefs entry and no backing file ({left!r})")
+t(f.get("crash.msharefs_before", "").startswith("pg-mshare-") and f.get("crash.left_after_kill", "x").strip(" |") == "",
+  f"postmaster SIGKILLed: region {f.get('crash.msharefs_before')!r} removed once its processes are gone, no backing file ({f.get('crash.left_after_kill')!r})")
+for ok, what in res:
+    print(("ok: " if ok else "FAIL: ") + what)
+PY
+python_rc=$?
+while IFS= read -r line; do
+	case "$line" in
+	"ok: "*) ok "guest: ${line#ok: }" ;;
+	"FAIL: "*) not_ok "guest: ${line#FAIL: }" ;;
+	*) echo "# $line" ;;
+	esac
+done <"$out/verdicts.txt"
+[ $python_rc = 0 ] || not_ok "guest: the facts could be judged (python exit $python_rc, $out/pgtest)"
+sed 's/^/# facts: /' "$out/pgtest/facts.txt"
+finish

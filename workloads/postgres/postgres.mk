@@ -1,0 +1,28 @@
+# workloads/postgres/postgres.mk - PostgreSQL on mshare (issue 15; workloads/postgres/README.md).
+#   make pg-mshare        build/postgres/pg-mshare.so, the LD_PRELOAD library
+#   make pg-initramfs     build/vm/initramfs-pg.cpio: the guest initramfs plus PostgreSQL 15
+PG_MSHARE_SO := $(BUILD)/postgres/pg-mshare.so
+# The library's check without PostgreSQL (a dynamic guest binary: it runs
+# under LD_PRELOAD; mkinitramfs.sh copies its libraries).
+PG_MSHARE_CHECK := $(GUEST_DIR)/bin/pg-mshare-check
+PG_INITRAMFS := $(BUILD)/vm/initramfs-pg.cpio
+PG_GUEST_SCRIPTS := $(wildcard workloads/postgres/guest/*.sh)
+
+$(PG_MSHARE_SO): workloads/postgres/pg_mshare.c kernel/include/mshare-uapi.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g $(CSTD) $(WARN) -fPIC -shared -o $@ $<
+
+$(PG_MSHARE_CHECK): workloads/postgres/pg-mshare-check.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g $(CSTD) $(WARN) -pthread -o $@ $<
+
+.PHONY: pg-mshare pg-initramfs
+pg-mshare: $(PG_MSHARE_SO)
+pg-initramfs: $(PG_INITRAMFS)
+$(PG_INITRAMFS): kernel/vm/mkinitramfs.sh kernel/vm/init workloads/postgres/initramfs-extra.sh \
+		$(PG_GUEST_SCRIPTS) $(PG_MSHARE_SO) $(PG_MSHARE_CHECK) $(GUEST_FILES) $(BENCH_STAMP)
+	@mkdir -p $(dir $@)
+	PG_MSHARE_SO=$(PG_MSHARE_SO) kernel/vm/mkinitramfs.sh $@ $(GUEST_DIR) $(BIN) workloads/postgres/initramfs-extra.sh
+
+test-build:: $(PG_MSHARE_SO) $(PG_MSHARE_CHECK)
+
