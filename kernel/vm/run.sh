@@ -213,7 +213,14 @@ CONF
 (cd "$work/extra" && printf 'vm-cmd\nvm.conf\n' | cpio -o -H newc -R 0:0 --quiet) >"$work/extra.cpio"
 cat "$initrd" "$work/extra.cpio" >"$work/initrd.cpio"
 
-append="console=ttyS0 no5lvl loglevel=4 panic=-1 $extra_append"
+# no_timer_check: under TCG on a loaded host the kernel's boot-time check of
+# the IO-APIC timer interrupt can miss its window and panic ("IO-APIC + timer
+# doesn't work!", seen with a host load average of 20); KVM guests skip it too.
+# watchdog_thresh=60 (the maximum): a soft lockup is reported after 120 s
+# instead of 20 (kernels with SOFTLOCKUP_DETECTOR, the debug flavour): a TCG
+# vCPU starved by a loaded host looked like one during boot ("soft lockup -
+# CPU#1 stuck for 23s! [swapper/0:1]", load average 40); a real one still shows.
+append="console=ttyS0 no5lvl loglevel=4 panic=-1 no_timer_check watchdog_thresh=60 $extra_append"
 pmem_args=()
 ram_mib=$mem_mib
 case "$pmem_mode" in
