@@ -11,8 +11,10 @@
  * Unprivileged steps run in a child as uid/gid 65534 ("nobody").
  */
 #include <dirent.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "mshare-test.h"
@@ -1029,6 +1031,346 @@ TEST_F(attack, sharer_mlock_past_region_locks_the_rest)
 	EXPECT_EQ(exit_code(status), 0);
 	ASSERT_SYS(mshare_unlink(self->name));
 	self->created = 0;
+}
+
+/* ---- 12. zaps in the host mm reach the sharers' TLBs (patch 0026) ----
+ * The host mm runs on no CPU, so its mm_cpumask is empty: a flush of the
+ * host mm (truncate, writeback, reclaim, migration, khugepaged) reached no
+ * CPU, and a sharer running on another CPU kept using the freed page.
+ * QEMU's TCG keeps a software TLB per vCPU that only a flush on that vCPU
+ * (an IPI, a CR3 write, invlpg) empties, so a sharer spinning on one CPU
+ * while the donor truncates the file on the other shows it: its next read
+ * after the truncate returned must be SIGBUS, not the old data. */
+
+struct tlb_sync {
+	volatile int ready;		/* the sharer has the pages in its TLB */
+	volatile int truncated;		/* ftruncate() has returned */
+	volatile long spins;
+};
+
+static int pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static sigjmp_buf bus_jmp;
+
+static void on_bus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_jmp, 1);
+}
+
+struct tlb_args {
+	const char *name;
+	struct tlb_sync *sync;
+	unsigned long pages;
+};
+
+/* On CPU 1: attach, read every page, then keep reading them until the
+ * donor says the file is truncated; one more read must be SIGBUS. */
+static int spin_through_truncate(void *arg)
+{
+	struct tlb_args *a = arg;
+	struct sigaction sa = { .sa_handler = on_bus };
+	struct mshare_info info;
+	volatile char c = 0;
+	int rc;
+
+	if (pin_to_cpu(1) != 0)
+		return 70;
+	rc = attach(a->name, O_RDONLY, &info);
+	if (rc)
+		return rc;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, NULL) != 0)
+		return 71;
+	if (sigsetjmp(bus_jmp, 1) != 0)
+		/* SIGBUS: during the spin only once the truncate started */
+		return a->sync->ready ? 0 : 72;
+	for (unsigned long i = 0; i < a->pages; i++)
+		if (*(volatile char *)(info.start + i * PAGE) != 'T')
+			return 73;
+	a->sync->ready = 1;
+	while (!a->sync->truncated) {
+		for (unsigned long i = 0; i < a->pages; i++)
+			c = *(volatile char *)(info.start + i * PAGE);
+		a->sync->spins++;
+	}
+	c = *(volatile char *)info.start;
+	TH_LOG("sharer on CPU 1 read '%c' (0x%02x) from a page truncated away on CPU 0: "
+	       "a stale TLB entry (want SIGBUS)", c > 32 && c < 127 ? c : '?', c & 0xff);
+	return 74;
+}
+
+/* Donates len bytes of fd mapped at the fixture's address, lets a sharer
+ * on CPU 1 spin on them, truncates fd on CPU 0; the sharer's wait status. */
+static int truncate_under_spinning_sharer(struct kt_fixture_attack *self, int fd,
+					  unsigned long pages, struct tlb_sync *sync)
+{
+	struct tlb_args a = { self->name, sync, pages };
+	pid_t pid;
+	char *p;
+	int status;
+
+	p = mmap((void *)self->addr, pages * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	memset(p, 'T', pages * PAGE);
+	if (mshare(self->name, self->addr, self->unit, O_CREAT | O_EXCL | O_RDWR, 0600) != 0)
+		return -1;
+	self->created = 1;
+	if (pin_to_cpu(0) != 0)
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(spin_through_truncate(&a));
+	while (!sync->ready) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;		/* it failed before spinning */
+		usleep(1000);
+	}
+	while (sync->spins < 100)
+		usleep(1000);
+	if (ftruncate(fd, 0) != 0)
+		TH_LOG("ftruncate: %s", strerror(errno));
+	sync->truncated = 1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
+static struct tlb_sync *tlb_sync_page(void)
+{
+	void *s = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return s == MAP_FAILED ? NULL : s;
+}
+
+TEST_F_TIMEOUT(attack, truncate_of_memfd_reaches_a_running_sharers_tlb, 90)
+{
+	struct tlb_sync *sync;
+	int fd, status;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs (one spinning sharer, one truncating donor)");
+	sync = tlb_sync_page();
+	ASSERT_NE(sync, NULL);
+	fd = memfd_create("kt-tlb", 0);
+	ASSERT_SYS(fd);
+	ASSERT_SYS(ftruncate(fd, 16 * PAGE));
+	status = truncate_under_spinning_sharer(self, fd, 16, sync);
+	close(fd);
+	mt_log_status("sharer", status);
+	EXPECT_EQ(exit_code(status), 0);
+	munmap(sync, PAGE);
+}
+
+#ifndef STATX_ATTR_DAX
+#define STATX_ATTR_DAX 0x00200000
+#endif
+
+TEST_F_TIMEOUT(attack, truncate_of_dax_file_reaches_a_running_sharers_tlb, 90)
+{
+	struct tlb_sync *sync;
+	struct statx stx;
+	char path[128];
+	int fd, status;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs (one spinning sharer, one truncating donor)");
+	snprintf(path, sizeof(path), "/mnt/pmem/.kt-tlb-%d", (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		SKIP(return, "no DAX file system on /mnt/pmem (%s: %s)", path, strerror(errno));
+	unlink(path);
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) != 0 ||
+	    !(stx.stx_attributes & STATX_ATTR_DAX)) {
+		close(fd);
+		SKIP(return, "/mnt/pmem files are not DAX");
+	}
+	sync = tlb_sync_page();
+	ASSERT_NE(sync, NULL);
+	ASSERT_SYS(ftruncate(fd, 16 * PAGE));
+	status = truncate_under_spinning_sharer(self, fd, 16, sync);
+	close(fd);
+	mt_log_status("sharer", status);
+	EXPECT_EQ(exit_code(status), 0);
+	munmap(sync, PAGE);
+}
+
+/* ---- 13. the last mmput() of a sharer in another task (patch 0023) ----
+ * A /proc/PID/mem reader holds the target's mm for the whole read: when
+ * the target dies meanwhile, the reader's mmput() tears the target's mm
+ * down in the reader's context.  mshare_vm_close() cleared the region's
+ * entries of current->mm, the reader's: a reader that shares the same
+ * region lost its top-level entry (and faulted it back on its next
+ * access), while the dying mm kept its own. */
+
+struct mmput_sync {
+	volatile int reading;		/* the reader is inside its pread() */
+	volatile int read_done;		/* its pread() returned */
+	volatile unsigned long victim_buf;
+};
+
+struct mmput_args {
+	const char *name;
+	struct mmput_sync *sync;
+	size_t len;
+};
+
+/* Whether this process's page tables map addr (bit 63 of its pagemap
+ * entry): 1, 0, or -1 when pagemap cannot be read.  Reading it faults
+ * nothing in. */
+static int page_present(unsigned long addr)
+{
+	uint64_t e;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, &e, sizeof(e), (off_t)(addr / PAGE * sizeof(e)));
+	close(fd);
+	return n == (ssize_t)sizeof(e) ? (int)(e >> 63) : -1;
+}
+
+/* The victim: a sharer with a large private buffer for the reader to read. */
+static int mmput_victim(struct mt_peer *p, void *arg)
+{
+	struct mmput_args *a = arg;
+	struct mshare_info info;
+	char *buf;
+	int rc = attach(a->name, O_RDONLY, &info);
+
+	if (rc)
+		return rc;
+	if (*(volatile char *)info.start != 'D')
+		return 20;
+	buf = mmap(NULL, a->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return 21;
+	memset(buf, 'v', a->len);
+	a->sync->victim_buf = (unsigned long)buf;
+	mt_reply(p, 'r');
+	for (;;)
+		pause();
+}
+
+/* The reader: shares the region too; reads the victim's buffer through
+ * /proc/PID/mem, then checks it still has its own entry for the region
+ * (no fault on a page it had touched). */
+static int mmput_reader(struct mt_peer *p, void *arg)
+{
+	struct mmput_args *a = arg;
+	struct mshare_info info;
+	char path[64], *buf;
+	int fd, rc, pid;
+	ssize_t n;
+
+	if (mt_next(p) != 'g')
+		return 10;
+	rc = attach(a->name, O_RDONLY, &info);
+	if (rc)
+		return rc;
+	if (*(volatile char *)info.start != 'D')
+		return 20;
+	if (page_present(info.start) != 1)
+		return 25;	/* pagemap does not show the region's page */
+	pid = mt_next(p) << 24;
+	pid |= mt_next(p) << 16;
+	pid |= mt_next(p) << 8;
+	pid |= mt_next(p);
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY);
+	buf = malloc(a->len);
+	if (fd < 0 || !buf)
+		return 21;
+	memset(buf, 0, a->len);
+	mt_reply(p, 'o');
+	a->sync->reading = 1;
+	n = pread(fd, buf, a->len, (off_t)a->sync->victim_buf);
+	a->sync->read_done = 1;
+	close(fd);
+	if (n <= 0 || buf[0] != 'v')
+		return 22;
+	/* The victim's mm is gone now, torn down by this task if it died
+	 * during the read.  This task's entry for the region must be intact. */
+	if (page_present(info.start) != 1) {
+		TH_LOG("reader: the region's page is no longer in its page tables: its "
+		       "entry was cleared by the victim's teardown");
+		return 24;
+	}
+	if (*(volatile char *)info.start != 'D')
+		return 23;
+	return 0;
+}
+
+TEST_F_TIMEOUT(attack, last_mmput_in_a_reader_leaves_the_readers_entries, 240)
+{
+	struct mmput_sync *sync;
+	struct mmput_args a = { .name = self->name };
+	char *p = map_shared_anon(self->addr, 16 * PAGE, PROT_READ | PROT_WRITE);
+	int hit = 0, status;
+
+	ASSERT_NE(p, MAP_FAILED);
+	memset(p, 'D', 16 * PAGE);
+	create_region(self, O_RDWR, 0600);
+	sync = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(sync, MAP_FAILED);
+	a.sync = sync;
+	/* Bigger reads until the victim dies while the reader is still in
+	 * its pread() (the reader then holds the last reference). */
+	for (int round = 0; round < 4 && !hit; round++) {
+		struct mt_peer victim, reader;
+		siginfo_t si;
+		pid_t vpid;
+
+		memset(sync, 0, sizeof(*sync));
+		a.len = (size_t)(16UL << 20) << round;
+		ASSERT_SYS(mt_spawn(&reader, mmput_reader, &a));
+		ASSERT_SYS(mt_spawn(&victim, mmput_victim, &a));
+		ASSERT_EQ(mt_recv(&victim), 'r');
+		vpid = victim.pid;
+		ASSERT_EQ(mt_send(&reader, 'g'), 0);
+		for (int sh = 24; sh >= 0; sh -= 8)
+			ASSERT_EQ(mt_send(&reader, (vpid >> sh) & 0xff), 0);
+		ASSERT_EQ(mt_recv(&reader), 'o');
+		while (!sync->reading)
+			usleep(100);
+		ASSERT_SYS(kill(vpid, SIGKILL));
+		/* A zombie has been through exit_mm(). */
+		memset(&si, 0, sizeof(si));
+		ASSERT_SYS(waitid(P_PID, vpid, &si, WEXITED | WNOWAIT));
+		hit = !sync->read_done;
+		mt_finish(&victim);
+		status = mt_finish(&reader);
+		if (exit_code(status) == 22) {
+			/* its read started after the victim's mm was gone */
+			TH_LOG("round %d: the reader read nothing", round);
+			hit = 0;
+		} else if (hit) {
+			mt_log_status("reader", status);
+			EXPECT_EQ(exit_code(status), 0);
+		} else {
+			mt_log_status("reader", status);
+			EXPECT_EQ(exit_code(status), 0);
+			TH_LOG("round %d: the reader's %zu MiB read ended before the victim died",
+			       round, a.len >> 20);
+		}
+	}
+	munmap(sync, PAGE);
+	if (!hit)
+		SKIP(return, "the victim never died during the reader's read");
 }
 
 TEST_HARNESS_MAIN
