@@ -49,6 +49,15 @@ static void usage(FILE *out)
 "                        512 GiB-aligned; an unaligned start shows its cost\n"
 "  --sga-in-ram yes|no   count the region's data against RAM (default: yes,\n"
 "                        except dax-2m whose data lives on the DAX device)\n"
+"  --nodes N             also per NUMA node (1 .. 64): a node's memory can run\n"
+"                        out before the machine's. RAM split evenly, processes\n"
+"                        spread evenly (node 0 takes the remainder), each one's\n"
+"                        page tables and private memory on its node, shared\n"
+"                        page tables (mshare, hugetlb PMD sharing) all on node 0\n"
+"                        (the worst case: the kernel puts each shared page where\n"
+"                        the first process to fault it runs), region data\n"
+"                        interleaved unless --sga-node\n"
+"  --sga-node K          with --nodes: the region's data all on node K\n"
 "  --json                JSON instead of text\n"
 "  --series              gnuplot table: page-table bytes vs process count per mode\n"
 "  --touch-map FILE      each process touches exactly these ranges of the region:\n"
@@ -163,7 +172,7 @@ static int add_modes(struct plan_request *req, const char *text)
 
 struct plan_args {
 	struct plan_request req;
-	bool have_sga, have_processes, have_ram, json, series, have_fraction;
+	bool have_sga, have_processes, have_ram, json, series, have_fraction, sga_node_given;
 	const char *calibrate;
 	const char *sga_text;         /* --sga as given, for messages */
 	struct plan_pid_args pid;     /* --pid, --segment, --save-touch-map */
@@ -198,8 +207,10 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 
 	req->region.addr = DEFAULT_ADDR;
 	req->region.touch_fraction = 1.0;
+	req->sga_node = -1;
 	static const char *const once[] = { "--sga", "--processes", "--touch-fraction", "--ram", "--private",
-					    "--addr", "--sga-in-ram", "--calibrate", "--json", "--series" };
+					    "--addr", "--sga-in-ram", "--calibrate", "--json", "--series", "--nodes",
+					    "--sga-node" };
 	const char *given[sizeof(once) / sizeof(once[0])] = { NULL };
 
 	for (int i = 1; i < argc; i++) {
@@ -304,6 +315,26 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 				req->inputs.sga = SGA_PLACEMENT_NOT_RAM;
 			else
 				return bad_value("--sga-in-ram", v, "yes or no");
+		} else if (is_option(arg, "--nodes")) {
+			uint64_t n;
+
+			if (!(v = option_value(argc, argv, &i, "--nodes")))
+				return 2;
+			if (units_parse_count(v, &n) < 0 || n > PLAN_MAX_NODES)
+				return bad_value("--nodes", v, "a node count from 1 to 64");
+			req->nodes = (unsigned)n;
+		} else if (is_option(arg, "--sga-node")) {
+			uint64_t n;
+
+			if (!(v = option_value(argc, argv, &i, "--sga-node")))
+				return 2;
+			/* parse_count takes whole numbers from 1: node 0 apart. */
+			if (strcmp(v, "0") == 0)
+				n = 0;
+			else if (v[0] < '1' || v[0] > '9' || units_parse_count(v, &n) < 0 || n >= PLAN_MAX_NODES)
+				return bad_value("--sga-node", v, "a node number from 0 to 63");
+			a->sga_node_given = true;
+			req->sga_node = (int)n;
 		} else if (is_option(arg, "--calibrate")) {
 			if (!(a->calibrate = option_value(argc, argv, &i, "--calibrate")))
 				return 2;
@@ -356,6 +387,20 @@ int plan_main(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc == 1 ? 0 : rc;
+	if (a.sga_node_given && !a.req.nodes) {
+		fprintf(stderr, "mshare-bench plan: --sga-node %d goes with --nodes\n", a.req.sga_node);
+		return 2;
+	}
+	if (a.sga_node_given && a.req.sga_node >= (int)a.req.nodes) {
+		fprintf(stderr, "mshare-bench plan: --sga-node %d is not one of the %u nodes of --nodes (0 to %u)\n",
+			a.req.sga_node, a.req.nodes, a.req.nodes - 1);
+		return 2;
+	}
+	if (a.req.nodes && (a.calibrate || a.pid.pid || a.series)) {
+		fprintf(stderr, "mshare-bench plan: --nodes %u does not go with %s\n", a.req.nodes,
+			a.calibrate ? "--calibrate" : a.pid.pid ? "--pid" : "--series");
+		return 2;
+	}
 	if (a.calibrate) {
 		if (a.have_sga || a.have_processes || a.have_ram || a.req.mode_count || a.pid.pid || a.touch_map) {
 			fprintf(stderr, "mshare-bench plan: --calibrate takes its inputs from the records; "
@@ -442,6 +487,8 @@ int plan_main(int argc, char **argv)
 		}
 		rows[i].valid = true;
 		capacity_compute(&cost, &a.req.inputs, &rows[i].cap);
+		if (a.req.nodes)
+			nodes_compute(&rows[i].cap, &a.req.inputs, a.req.nodes, a.req.sga_node, &rows[i].nodes);
 	}
 
 	if (a.series)

@@ -66,6 +66,44 @@ static void print_inputs(FILE *out, const struct plan_request *req)
 		: req->inputs.sga == SGA_PLACEMENT_RAM ? "yes, all modes" : "no, all modes");
 }
 
+/* --nodes: every mode's demand on each node. */
+static void print_nodes(FILE *out, const struct plan_request *req, const struct plan_row *rows)
+{
+	char data[48];
+	if (req->sga_node < 0)
+		snprintf(data, sizeof(data), "interleaved over the nodes");
+	else
+		snprintf(data, sizeof(data), "all on node %d", req->sga_node);
+	fprintf(out, "\nPer NUMA node (MODELLED; --nodes %u): RAM %s per node, processes spread evenly (node 0 takes "
+		"the remainder), each one's page tables and private memory on its node, shared page tables on node 0 "
+		"(worst case), region data %s:\n", req->nodes, FMT(req->inputs.ram_bytes / req->nodes), data);
+	fprintf(out, "%-11s %4s %9s %11s %11s %11s %11s %11s  %s\n", "mode", "node", "processes", "PT on node",
+		"data", "private", "demand", "node RAM", "verdict");
+	for (int i = 0; i < req->mode_count; i++) {
+		const struct plan_row *row = &rows[i];
+		if (!row->valid)
+			continue;
+		for (unsigned k = 0; k < row->nodes.nodes; k++) {
+			const struct node_capacity *x = &row->nodes.node[k];
+			char verdict[64];
+			if (x->fits)
+				snprintf(verdict, sizeof(verdict), "fits, %s headroom", FMT(x->ram_bytes - x->demand_bytes));
+			else
+				snprintf(verdict, sizeof(verdict), "DOES NOT FIT, %s short", FMT(x->demand_bytes - x->ram_bytes));
+			fprintf(out, "%-11s %4u %9" PRIu64 " %11s %11s %11s %11s %11s  %s\n",
+				k == 0 ? pt_mode_name(req->modes[i]) : "", k, x->processes, FMT(x->pt_bytes),
+				FMT(x->sga_bytes), FMT(x->private_bytes), FMT(x->demand_bytes), FMT(x->ram_bytes), verdict);
+		}
+		const struct capacity *c = &row->cap;
+		fprintf(out, "%-11s      every node %s; max procs with every node fitting %" PRIu64 "\n", "",
+			row->nodes.fits ? "fits" : "does NOT fit", row->nodes.max_processes);
+		if (row->nodes.max_processes < c->max_processes)
+			fprintf(out, "%-11s      a node runs out first: %" PRIu64 " fewer than the %" PRIu64
+				" the machine's RAM as a whole allows\n", "", c->max_processes - row->nodes.max_processes,
+				c->max_processes);
+	}
+}
+
 void plan_report_text(FILE *out, const struct plan_request *req, const struct plan_row *rows)
 {
 	print_inputs(out, req);
@@ -94,6 +132,9 @@ void plan_report_text(FILE *out, const struct plan_request *req, const struct pl
 			pct, verdict, c->max_processes,
 			c->max_processes == PT_PID_MAX_LIMIT ? " (PID_MAX_LIMIT)" : "");
 	}
+
+	if (req->nodes)
+		print_nodes(out, req, rows);
 
 	fprintf(out, "\nPage-table pages per level (4 KiB each): per process + shared once\n");
 	for (int i = 0; i < req->mode_count; i++) {
@@ -192,9 +233,23 @@ void plan_report_json(FILE *out, const struct plan_request *req, const struct pl
 			", \"demand_bytes\": %" PRIu64 ", \"ram_fraction\": %.6g,\n",
 			c->sga_ram_bytes, c->private_total_bytes, c->demand_bytes, c->ram_fraction);
 		fprintf(out, "     \"fits\": %s, \"headroom_bytes\": %" PRIu64 ", \"shortfall_bytes\": %" PRIu64
-			", \"max_processes\": %" PRIu64 ", \"max_processes_limited_by\": \"%s\"}",
+			", \"max_processes\": %" PRIu64 ", \"max_processes_limited_by\": \"%s\"",
 			c->fits ? "true" : "false", c->headroom_bytes, c->shortfall_bytes, c->max_processes,
 			c->max_limited_by);
+		if (req->nodes) {
+			fprintf(out, ",\n     \"nodes\": {\"fits_every_node\": %s, \"max_processes_every_node\": %" PRIu64
+				", \"per_node\": [", row->nodes.fits ? "true" : "false", row->nodes.max_processes);
+			for (unsigned k = 0; k < row->nodes.nodes; k++) {
+				const struct node_capacity *x = &row->nodes.node[k];
+				fprintf(out, "%s{\"node\": %u, \"processes\": %" PRIu64 ", \"pagetable_bytes\": %" PRIu64
+					", \"sga_bytes\": %" PRIu64 ", \"private_bytes\": %" PRIu64 ", \"demand_bytes\": %"
+					PRIu64 ", \"ram_bytes\": %" PRIu64 ", \"fits\": %s}", k ? ", " : "", k, x->processes,
+					x->pt_bytes, x->sga_bytes, x->private_bytes, x->demand_bytes, x->ram_bytes,
+					x->fits ? "true" : "false");
+			}
+			fprintf(out, "]}");
+		}
+		fprintf(out, "}");
 	}
 	fprintf(out, "\n  ]\n}\n");
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "capacity.h"
+#include "nodes.h"
 #include "pt_model.h"
 
 struct plan_request {
@@ -14,6 +15,8 @@ struct plan_request {
 	bool ram_from_host;       /* --ram not given: this machine's MemTotal */
 	enum pt_mode modes[PT_MODE_COUNT];
 	int mode_count;
+	unsigned nodes;           /* --nodes: 0 = no per-node view */
+	int sga_node;             /* --sga-node: -1 = interleaved */
 };
 
 /* One row per requested mode; valid == false carries why the mode cannot
@@ -22,6 +25,7 @@ struct plan_row {
 	bool valid;
 	char error[256];
 	struct capacity cap;
+	struct nodes_plan nodes;  /* with --nodes */
 };
 
 void plan_report_text(FILE *out, const struct plan_request *req, const struct plan_row *rows);

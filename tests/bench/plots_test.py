@@ -45,6 +45,38 @@ repeats = 2
         t.ok(len(lines) == 4 and [ln.split()[0] for ln in lines[1:]] == ["1", "2", "4"]
              and all("?" not in ln.split()[1:4] for ln in lines[1:]),
              "data table for %s: one row per worker count with page-table figures" % backend, "\n".join(lines))
+    # Page tables per NUMA node: not drawn for one-node records; drawn, with
+    # the nodes' own figures in its table, when the records have two nodes.
+    t.ok(not any("8-pagetables-per-node" in p for p in listed), "one-node run: no per-node figure")
+    import json
+    two = os.path.join(d, "two-nodes")
+    shutil.copytree(run, two)
+    shutil.rmtree(os.path.join(two, "plots"))
+    recdir = os.path.join(two, "records")
+    for name in os.listdir(recdir):
+        if not name.endswith(".json"):
+            continue
+        path = os.path.join(recdir, name)
+        with open(path) as f:
+            rec = json.load(f)
+        w = rec["config"]["workers"]
+        # shm: all on node 0 (a shared set); anon: 1 page per worker on node 1.
+        rec["results"]["pagetables"]["nodes"] = (
+            [{"node": 0, "delta_bytes": 4096 * 8}, {"node": 1, "delta_bytes": 0}] if rec["config"]["backend"] == "shm"
+            else [{"node": 0, "delta_bytes": 4096 * w}, {"node": 1, "delta_bytes": 4096 * 3 * w}])
+        with open(path, "w") as f:
+            json.dump(rec, f)
+    r = tap.run([os.path.join(tap.ROOT, "plots", "plot-run"), two])
+    png = os.path.join(two, "plots", "8-pagetables-per-node-host.png")
+    t.ok(r.returncode == 0 and png in r.stdout.split() and os.path.getsize(png) > 10000,
+         "two-node records: 8-pagetables-per-node drawn", r.stdout + r.stderr)
+    with open(os.path.join(two, "plots", "data", "host-pt-footprint-anon-4k-16M-read.dat")) as f:
+        rows = [ln.split() for ln in f.read().splitlines()]
+    col = {name: i for i, name in enumerate(rows[0])}
+    t.ok([float(r_[col["pt_node1_med"]]) for r_ in rows[1:]] == [4096 * 3 * w for w in (1, 2, 4)]
+         and all(float(r_[col["pt_node0_pct_med"]]) == 25.0 for r_ in rows[1:]),
+         "per-node figure data: node 1 bytes and node 0 share (25%) from the records", "\n".join(map(str, rows)))
+
     # More than 8 series on a platform: one figure set per workload and size.
     spec = tap.write_spec(d, "many", text="""name = many
 backends = shm, anon

@@ -304,5 +304,47 @@ PY
 	fi
 fi
 
+# --- per NUMA node (--nodes): the nodes add up to the machine, and a node
+# runs out before the machine when the data or the shared page tables sit
+# on one node ---
+plan --sga 300G --processes 1501 --ram 1T --nodes 2 --mode 4k,mshare,hugetlb-2m --json >"$tmp/nodes.json" 2>"$tmp/err"
+check $? "--nodes 2: plan runs (JSON)"
+python3 - "$tmp/nodes.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for m in d["modes"]:
+    per = m["nodes"]["per_node"]
+    assert len(per) == 2, per
+    # Every figure of the machine is on exactly one node.
+    assert sum(x["processes"] for x in per) == 1501 and [x["processes"] for x in per] == [751, 750], per
+    assert sum(x["pagetable_bytes"] for x in per) == m["pagetable_bytes_total"], (m["mode"], per)
+    assert sum(x["sga_bytes"] for x in per) == m["sga_ram_bytes"], per
+    assert sum(x["demand_bytes"] for x in per) == m["demand_bytes"], per
+    assert sum(x["ram_bytes"] for x in per) == 1 << 40, per
+    # Nodes never hold more processes than the machine as one pool of RAM.
+    assert m["nodes"]["max_processes_every_node"] <= m["max_processes"], m
+ms = {m["mode"]: m for m in d["modes"]}["mshare"]["nodes"]["per_node"]
+# mshare: the one shared set on node 0, none on node 1 (no process has its own).
+assert ms[0]["pagetable_bytes"] > 0 and ms[1]["pagetable_bytes"] == 0, ms
+PY
+check $? "--nodes 2: processes, page tables, data, demand and RAM of the nodes sum to the machine's; mshare's set on node 0"
+plan --sga 300G --processes 100 --ram 512G --nodes 2 --sga-node 0 --mode hugetlb-2m >"$tmp/node0.txt" 2>&1
+check $? "--nodes 2 --sga-node 0: plan runs"
+grep -q "^hugetlb-2m .*fits" "$tmp/node0.txt" && grep -q "^hugetlb-2m  *0 .*DOES NOT FIT" "$tmp/node0.txt" &&
+	grep -q "every node does NOT fit; max procs with every node fitting 0" "$tmp/node0.txt"
+check $? "--sga-node 0: 300 GiB of data on one 256 GiB node does not fit, though the 512 GiB machine does"
+plan --sga 1G --processes 10 --nodes 2 --sga-node 2 >"$tmp/out" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "sga-node 2" "$tmp/err" && [ ! -s "$tmp/out" ]
+check $? "--sga-node 2 with --nodes 2 refused, named"
+plan --sga 1G --processes 10 --sga-node 0 >"$tmp/out" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "goes with --nodes" "$tmp/err"
+check $? "--sga-node without --nodes refused"
+plan --sga 1G --processes 10 --nodes 1 --mode 4k --json >"$tmp/one.json" 2>"$tmp/err" &&
+	python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["modes"][0]
+assert m["nodes"]["max_processes_every_node"] == m["max_processes"] and m["nodes"]["fits_every_node"] == m["fits"]' "$tmp/one.json"
+check $? "--nodes 1 is the machine: same verdict and max processes"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
