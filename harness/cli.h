@@ -36,8 +36,13 @@ struct run_config {
 	bool quiet;           /* no human summary */
 	bool check_only;      /* --check: validate the options, run nothing */
 	struct numa_options numa; /* --cpus, --mem-policy */
+	/* The workload's params as given (defaults filled in), parsed once
+	 * in the parent by workload_prepare() into params[] and the
+	 * workload's own config, which the workers read. */
 	const char *param_values[WORKLOAD_MAX_PARAMS];
 	bool param_given[WORKLOAD_MAX_PARAMS];
+	union workload_value params[WORKLOAD_MAX_PARAMS];
+	_Alignas(max_align_t) unsigned char workload_config[WORKLOAD_CONFIG_BYTES];
 };
 
 /* Parse argv of `run` (argv[0] == "run"). 0 = go, 1 = help was printed,

@@ -456,7 +456,7 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 		json_key_u64(w, wl->counter_names[c], m->slot.counters[c]);
 	json_end_object(w);
 	if (wl->report)
-		wl->report(w, &m->slot, cfg->param_values, m->published, wall);
+		wl->report(w, &m->slot, cfg->workload_config, m->published, wall);
 	json_end_object(w);
 
 	json_end_object(w); /* results */

@@ -326,8 +326,8 @@ int run_main(int argc, char **argv)
 		return 2;
 	}
 	const struct run_config *cfg = &rs->cfg;
-	if (cfg->workload->validate &&
-	    cfg->workload->validate(cfg->param_values, cfg->size, err, sizeof(err)) != 0) {
+	if (workload_prepare(cfg->workload, rs->cfg.param_values, cfg->size, rs->cfg.params, rs->cfg.workload_config, err,
+			     sizeof(err)) != 0) {
 		fprintf(stderr, "mshare-bench run: workload %s: %s\n", cfg->workload->name, err);
 		return 2;
 	}

@@ -25,6 +25,7 @@
 
 #include "clock.h"
 #include "futex.h"
+#include "opts.h"
 #include "parse.h"
 #include "procfs.h"
 #include "selftest_bench.h"
@@ -139,35 +140,67 @@ static int fork_barrier(unsigned workers)
 	return forked == workers ? 0 : 1;
 }
 
+enum { S_SIZE, S_WORKERS, S_COUNT };
+
+/* The options of `selftest-bench`: the parser and the usage text both come from here. */
+static const struct opt selftest_options[S_COUNT + 1] = {
+	[S_SIZE] = { "size", "S", "fault-rate: bytes of shm to fault in (default 1G, at least 4M)", false },
+	[S_WORKERS] = { "workers", "N", "fork-barrier: children to fork (default 1000, 1 to 4000000)", false },
+	[S_COUNT] = { NULL, NULL, NULL, false },
+};
+
+static void selftest_usage(FILE *out)
+{
+	fprintf(out, "usage: mshare-bench selftest-bench fault-rate|fork-barrier [options]\n"
+		     "  fault-rate     first-touch faults/s, a bare loop against workload_touch_page\n"
+		     "  fork-barrier   a bare fork-and-wait loop of N children\n");
+	opts_help(out, selftest_options, 19);
+}
+
+struct selftest_args {
+	uint64_t size, workers;
+};
+
+static int selftest_option(void *data, int i, const struct opt *o, const char *v, char *err, size_t err_len)
+{
+	struct selftest_args *a = data;
+	char why[256];
+
+	(void)o;
+	if (i == S_SIZE && (parse_size(v, &a->size, why, sizeof(why)) || a->size < 2 * CHUNK)) {
+		snprintf(err, err_len, "--size '%s': at least 4M", v);
+		return -1;
+	}
+	if (i == S_WORKERS && (parse_count(v, &a->workers, why, sizeof(why)) || a->workers > 4000000)) {
+		snprintf(err, err_len, "--workers '%s' is not a number from 1 to 4000000", v);
+		return -1;
+	}
+	return 0;
+}
+
 int selftest_bench_main(int argc, char **argv)
 {
 	char err[256];
-	uint64_t size = 1ull << 30, workers = 1000;
+	struct selftest_args a = { .size = 1ull << 30, .workers = 1000 };
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: mshare-bench selftest-bench fault-rate [--size S] | fork-barrier [--workers N]\n");
+	if (argc < 2 || strncmp(argv[1], "-", 1) == 0) {
+		bool help = argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+		selftest_usage(help ? stdout : stderr);
+		return help ? 0 : 2;
+	}
+	int rc = opts_parse(selftest_options, NULL, argc - 1, argv + 1, selftest_option, &a, err, sizeof(err));
+	if (rc == 1) {
+		selftest_usage(stdout);
+		return 0;
+	}
+	if (rc) {
+		fprintf(stderr, "selftest-bench: %s\n", err);
 		return 2;
 	}
-	for (int i = 2; i < argc; i++) {
-		if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
-			if (parse_size(argv[++i], &size, err, sizeof(err)) || size < 2 * CHUNK) {
-				fprintf(stderr, "selftest-bench: --size '%s': at least 4M (%s)\n", argv[i], err);
-				return 2;
-			}
-		} else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
-			if (parse_u64(argv[++i], &workers, err, sizeof(err)) || workers == 0 || workers > 4000000) {
-				fprintf(stderr, "selftest-bench: --workers '%s' is not a number from 1 to 4000000\n", argv[i]);
-				return 2;
-			}
-		} else {
-			fprintf(stderr, "selftest-bench: unknown option '%s'\n", argv[i]);
-			return 2;
-		}
-	}
 	if (strcmp(argv[1], "fault-rate") == 0)
-		return fault_rate(size);
+		return fault_rate(a.size);
 	if (strcmp(argv[1], "fork-barrier") == 0)
-		return fork_barrier((unsigned)workers);
+		return fork_barrier((unsigned)a.workers);
 	fprintf(stderr, "selftest-bench: unknown benchmark '%s' (fault-rate, fork-barrier)\n", argv[1]);
 	return 2;
 }

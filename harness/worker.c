@@ -37,30 +37,24 @@ static void wait_release(uint32_t *word)
 		futex_wait_u32(word, 0, 0);
 }
 
-static int ctx_attach(struct workload_ctx *ctx)
+static int ctx_attach(struct workload_ctx *ctx, char *err, size_t err_len)
 {
 	struct region *r = ctx->harness_private;
-	char err[160];
 	if (r->base)
 		return 0;
 	const struct backend_ops *b = backend_find(r->backend_name);
-	if (!b || b->attach(r, err, sizeof(err)) != 0) {
-		fprintf(stderr, "worker %u: attach: %s\n", ctx->worker, b ? err : "backend not found");
+	if (!b || b->attach(r, err, err_len) != 0)
 		return -1;
-	}
 	ctx->base = r->base;
 	return 0;
 }
 
-static int ctx_detach(struct workload_ctx *ctx)
+static int ctx_detach(struct workload_ctx *ctx, char *err, size_t err_len)
 {
 	struct region *r = ctx->harness_private;
-	char err[160];
 	const struct backend_ops *b = backend_find(r->backend_name);
-	if (!b || b->detach(r, err, sizeof(err)) != 0) {
-		fprintf(stderr, "worker %u: detach: %s\n", ctx->worker, b ? err : "backend not found");
+	if (!b || b->detach(r, err, err_len) != 0)
 		return -1;
-	}
 	ctx->base = NULL;
 	return 0;
 }
@@ -125,23 +119,26 @@ void worker_main(struct run_state *rs, unsigned index)
 		.seed = splitmix64(cfg->seed ^ splitmix64(index)),
 		.duration_ns = cfg->duration_ns,
 		.max_ops = cfg->max_ops,
+		.params = cfg->params,
+		.config = cfg->workload_config,
 		.slot = &wa->slot,
 		.attach = ctx_attach,
 		.detach = ctx_detach,
 		.harness_private = r,
 	};
-	memcpy(ctx.param_values, cfg->param_values, sizeof(ctx.param_values));
 
 	struct rusage ru0, ru1;
 	getrusage(RUSAGE_SELF, &ru0);
 	t0 = clock_now_ns();
-	int rc = cfg->workload->run(&ctx);
+	char why[sizeof(fig->error)] = "";
+	int rc = cfg->workload->run(&ctx, why, sizeof(why));
 	wa->slot.run_ns = clock_now_ns() - t0;
 	getrusage(RUSAGE_SELF, &ru1);
 	fig->minflt = (uint64_t)(ru1.ru_minflt - ru0.ru_minflt);
 	fig->majflt = (uint64_t)(ru1.ru_majflt - ru0.ru_majflt);
 	if (rc != 0)
-		snprintf(fig->error, sizeof(fig->error), "workload %s failed", cfg->workload->name);
+		snprintf(fig->error, sizeof(fig->error), "workload %s: %s", cfg->workload->name,
+			 why[0] ? why : "failed (it gave no reason)");
 	unsigned cpu, node;
 	if (getcpu(&cpu, &node) == 0) {
 		fig->cpu = (int32_t)cpu;

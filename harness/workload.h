@@ -23,11 +23,35 @@
  * detach), each with its own histogram. */
 #define WORKLOAD_MAX_PHASES 3
 
+/* A workload's parameters are typed: the harness parses and range-checks
+ * each value once, in the parent (harness/workload_util.c), and hands the
+ * values to prepare() and, through the config prepare() fills, to every
+ * worker; a worker never parses text. */
+enum workload_param_type {
+	WP_UINT,   /* decimal whole number (or 0x hex) in [min, max] */
+	WP_SIZE,   /* size (8K, 1M, 0x1000) in [min, max] bytes; min 0 lets "0" through */
+	WP_REAL,   /* real number strictly between lo and hi */
+	WP_CHOICE, /* one of choices[] (NULL-terminated); the value is its index */
+};
+
 struct workload_param {
 	const char *name;        /* long option, e.g. "theta" for --theta */
+	enum workload_param_type type;
 	const char *default_value;
 	const char *help;
+	uint64_t min, max;          /* WP_UINT, WP_SIZE */
+	double lo, hi;              /* WP_REAL */
+	const char *const *choices; /* WP_CHOICE */
 };
+
+union workload_value {
+	uint64_t u;      /* WP_UINT, WP_SIZE */
+	double d;        /* WP_REAL */
+	unsigned choice; /* WP_CHOICE */
+};
+
+/* Room for a workload's prepared configuration (workload_ops.config_bytes). */
+#define WORKLOAD_CONFIG_BYTES 256
 
 /* Per-worker results, in shared memory, written only by that worker. */
 struct workload_slot {
@@ -40,7 +64,7 @@ struct workload_slot {
 	uint64_t ops;
 	uint64_t bytes;
 	/* Workload-specific counters, named by workload_ops.counter_names;
-	 * merged by sum unless the workload provides merge(). */
+	 * merged by sum. */
 	uint64_t counters[WORKLOAD_MAX_COUNTERS];
 	uint64_t run_ns;   /* time spent in run(), measured by the harness */
 	/* Per-operation time of each phase named in workload_ops.phase_names
@@ -59,15 +83,17 @@ struct workload_ctx {
 	uint64_t seed;             /* per-worker, reproducible: derived from --seed and worker */
 	uint64_t duration_ns;      /* --duration, 0 = not set */
 	uint64_t max_ops;          /* --ops, 0 = not set */
-	/* Values of the workload's params (defaults filled in), same order
-	 * as workload_ops.params. Parsed by the workload's own code. */
-	const char *param_values[WORKLOAD_MAX_PARAMS];
+	/* The workload's params, parsed (defaults filled in), in the order of
+	 * workload_ops.params; and the config its prepare() made of them. */
+	const union workload_value *params;
+	const void *config;
 	struct workload_slot *slot;
 	/* For workloads that connect and disconnect repeatedly
 	 * (connect-storm): re-run the backend's detach/attach. The region
-	 * may move: read ctx->base again after attach(). 0 or -1. */
-	int (*attach)(struct workload_ctx *ctx);
-	int (*detach)(struct workload_ctx *ctx);
+	 * may move: read ctx->base again after attach(). 0, or -1 with the
+	 * backend's message in err[]. */
+	int (*attach)(struct workload_ctx *ctx, char *err, size_t err_len);
+	int (*detach)(struct workload_ctx *ctx, char *err, size_t err_len);
 	void *harness_private;
 };
 
@@ -87,17 +113,22 @@ struct workload_ops {
 	 * range of addresses the region reaches (0: it may touch every page).
 	 * The memory pre-flight counts the region data faulted in from it. */
 	size_t touch_stride;
-	/* Parent, before fork: check the params (and region size); 0 or -1
-	 * with a message naming the bad value. May be NULL. */
-	int (*validate)(const char *const *param_values, size_t region_size,
-			char *err, size_t err_len);
-	/* Worker: do the work. 0 on success, -1 on failure. */
-	int (*run)(struct workload_ctx *ctx);
+	/* Parent, before fork, once: check what the typed params cannot say
+	 * alone (against each other and the region size) and fill config
+	 * (config_bytes <= WORKLOAD_CONFIG_BYTES) with what run() needs.
+	 * 0, or -1 with a message naming the bad value (text[] holds the
+	 * values as given). May be NULL. */
+	size_t config_bytes;
+	int (*prepare)(const union workload_value *params, const char *const *text, size_t region_size,
+		       void *config, char *err, size_t err_len);
+	/* Worker: do the work. 0 on success; -1 with the reason in err[],
+	 * which the run record keeps (workers[].error, errors[]). */
+	int (*run)(struct workload_ctx *ctx, char *err, size_t err_len);
 	/* Parent: write workload-specific figures into results.workload
 	 * (the harness has already written ops, bytes, op latency and the
 	 * named counters). May be NULL. */
-	void (*report)(struct json_writer *json, const struct workload_slot *merged,
-		       const char *const *param_values, unsigned workers, double wall_s);
+	void (*report)(struct json_writer *json, const struct workload_slot *merged, const void *config,
+		       unsigned workers, double wall_s);
 };
 
 extern const struct workload_ops *const workload_table[];
@@ -131,6 +162,11 @@ static inline void workload_touch_page(struct workload_ctx *ctx, volatile char *
 	histogram_record(&ctx->slot->fault_ns, t1 - t0);
 	ctx->slot->pages_touched++;
 }
+/* Parent: parse text[] (the params as given, defaults filled in) into
+ * values[] by their types, then call wl->prepare() into config. 0, or -1
+ * with a message naming the option and value (harness/workload_util.c). */
+int workload_prepare(const struct workload_ops *wl, const char *const *text, size_t region_size,
+		     union workload_value *values, void *config, char *err, size_t err_len);
 /* True when the --duration or --ops budget is used up (harness/workload_util.c). */
 bool workload_budget_done(const struct workload_ctx *ctx, uint64_t start_ns, uint64_t ops);
 

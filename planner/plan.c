@@ -3,8 +3,8 @@
  * Reads the deployment (region size, process count, touch fraction, RAM,
  * private memory, modes), runs the page-table model for each mode and
  * prints the plan; or, with --calibrate, compares the model with measured
- * run records. Options are parsed by hand (not getopt) so that the planner
- * leaves no global parser state behind in the harness binary.
+ * run records. Options come from one table (plan_options) through
+ * harness/opts.c, which feeds getopt_long and the --help text.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 
 #include "calibrate.h"
 #include "capacity.h"
+#include "opts.h"
 #include "plan.h"
 #include "plan_pid.h"
 #include "plan_report.h"
@@ -23,6 +24,59 @@
 
 #define DEFAULT_ADDR (2ull << 40) /* 2 TiB: its own 512 GiB PGD slot */
 #define MMAP_MIN_ADDR 65536ull
+
+enum {
+	P_SGA, P_PROCESSES, P_TOUCH_FRACTION, P_MODE, P_RAM, P_PRIVATE, P_ADDR, P_SGA_IN_RAM, P_NODES, P_SGA_NODE,
+	P_JSON, P_SERIES,
+	P_TOUCH_MAP, P_PID, P_SEGMENT, P_SAVE_TOUCH_MAP, P_CALIBRATE, P_COUNT
+};
+
+/* The options of `plan`: the parser and the --help text both come from here. */
+static const struct opt plan_options[P_COUNT + 1] = {
+	[P_SGA] = { "sga", "SIZE", "region size: bytes, 0x hex, or 4K, 256M, 300G, 1T\n"
+				   "(binary units; the same sizes `run --size` takes)", false },
+	[P_PROCESSES] = { "processes", "N", "processes mapping the region (1 .. 4194304)", false },
+	[P_TOUCH_FRACTION] = { "touch-fraction", "F", "part of the region each process touches, 0 < F <= 1\n"
+						    "(default 1)", false },
+	[P_MODE] = { "mode", "M[,M...]", "4k, hugetlb-2m, hugetlb-1g, dax-2m, mshare; repeatable;\n"
+					 "default: all, side by side", true },
+	[P_RAM] = { "ram", "SIZE", "machine RAM (default: this host's MemTotal)", false },
+	[P_PRIVATE] = { "private", "SIZE", "private memory per process, beyond the region (default 0)", false },
+	[P_ADDR] = { "addr", "ADDR", "region start, hex (0x...) or size (2T); default 2T,\n"
+				     "512 GiB-aligned; an unaligned start shows its cost", false },
+	[P_SGA_IN_RAM] = { "sga-in-ram", "yes|no", "count the region's data against RAM (default: yes,\n"
+						   "except dax-2m whose data lives on the DAX device)", false },
+	[P_NODES] = { "nodes", "N", "also per NUMA node (1 .. 64): a node's memory can run\n"
+				    "out before the machine's. RAM split evenly, processes\n"
+				    "spread evenly (node 0 takes the remainder), each one's\n"
+				    "page tables and private memory on its node, shared\n"
+				    "page tables (mshare, hugetlb PMD sharing) all on node 0\n"
+				    "(the worst case: the kernel puts each shared page where\n"
+				    "the first process to fault it runs), region data\n"
+				    "interleaved unless --sga-node", false },
+	[P_SGA_NODE] = { "sga-node", "K", "with --nodes: the region's data all on node K", false },
+	[P_JSON] = { "json", NULL, "JSON instead of text", false },
+	[P_SERIES] = { "series", NULL, "gnuplot table: page-table bytes vs process count per mode", false },
+	[P_TOUCH_MAP] = { "touch-map", "FILE", "each process touches exactly these ranges of the region:\n"
+					      "lines \"OFFSET SIZE\" from its start (0x200000 2M; '#'\n"
+					      "comments); --save-touch-map writes one from --pid", false },
+	[P_PID] = { "pid", "PID", "a running deployment: the largest shared mapping of PID\n"
+				  "(or of its first child that has one), in PID and every\n"
+				  "descendant mapping it. MEASURED now: VmPTE, the pages\n"
+				  "present (/proc/PID/pagemap; presence needs no root, the\n"
+				  "processes' owner may read it), the segment's share of\n"
+				  "VmPTE; MODELLED: the same at the real address, checked\n"
+				  "against VmPTE, and the projection at --processes N\n"
+				  "(default: as many as now) in every mode: the processes\n"
+				  "measured as they are plus the added ones like the\n"
+				  "busiest (their touch map and own page tables)", false },
+	[P_SEGMENT] = { "segment", "ADDR", "with --pid: the mapping containing ADDR instead", false },
+	[P_SAVE_TOUCH_MAP] = { "save-touch-map", "FILE", "with --pid: write the busiest processes' touch map\n"
+						       "(a new file; never replaces one)", false },
+	[P_CALIBRATE] = { "calibrate", "PATH", "compare the model with measured run records: a run\n"
+					       "directory (records/*.json, else *.json) or one record", false },
+	[P_COUNT] = { NULL, NULL, NULL, false },
+};
 
 static void usage(FILE *out)
 {
@@ -35,51 +89,11 @@ static void usage(FILE *out)
 "(an SGA) take when N processes map it, per page mode, and whether the\n"
 "deployment fits in RAM. Every figure it prints is MODELLED, not measured.\n"
 "\n"
-"Options:\n"
-"  --sga SIZE            region size: bytes, 0x hex, or 4K, 256M, 300G, 1T\n"
-"                        (binary units; the same sizes `run --size` takes)\n"
-"  --processes N         processes mapping the region (1 .. 4194304)\n"
-"  --touch-fraction F    part of the region each process touches, 0 < F <= 1\n"
-"                        (default 1)\n"
-"  --mode M[,M...]       4k, hugetlb-2m, hugetlb-1g, dax-2m, mshare; repeatable;\n"
-"                        default: all, side by side\n"
-"  --ram SIZE            machine RAM (default: this host's MemTotal)\n"
-"  --private SIZE        private memory per process, beyond the region (default 0)\n"
-"  --addr ADDR           region start, hex (0x...) or size (2T); default 2T,\n"
-"                        512 GiB-aligned; an unaligned start shows its cost\n"
-"  --sga-in-ram yes|no   count the region's data against RAM (default: yes,\n"
-"                        except dax-2m whose data lives on the DAX device)\n"
-"  --nodes N             also per NUMA node (1 .. 64): a node's memory can run\n"
-"                        out before the machine's. RAM split evenly, processes\n"
-"                        spread evenly (node 0 takes the remainder), each one's\n"
-"                        page tables and private memory on its node, shared\n"
-"                        page tables (mshare, hugetlb PMD sharing) all on node 0\n"
-"                        (the worst case: the kernel puts each shared page where\n"
-"                        the first process to fault it runs), region data\n"
-"                        interleaved unless --sga-node\n"
-"  --sga-node K          with --nodes: the region's data all on node K\n"
-"  --json                JSON instead of text\n"
-"  --series              gnuplot table: page-table bytes vs process count per mode\n"
-"  --touch-map FILE      each process touches exactly these ranges of the region:\n"
-"                        lines \"OFFSET SIZE\" from its start (0x200000 2M; '#'\n"
-"                        comments); --save-touch-map writes one from --pid\n"
-"  --pid PID             a running deployment: the largest shared mapping of PID\n"
-"                        (or of its first child that has one), in PID and every\n"
-"                        descendant mapping it. MEASURED now: VmPTE, the pages\n"
-"                        present (/proc/PID/pagemap; presence needs no root, the\n"
-"                        processes' owner may read it), the segment's share of\n"
-"                        VmPTE; MODELLED: the same at the real address, checked\n"
-"                        against VmPTE, and the projection at --processes N\n"
-"                        (default: as many as now) in every mode: the processes\n"
-"                        measured as they are plus the added ones like the\n"
-"                        busiest (their touch map and own page tables)\n"
-"  --segment ADDR        with --pid: the mapping containing ADDR instead\n"
-"  --save-touch-map FILE with --pid: write the busiest processes' touch map\n"
-"                        (a new file; never replaces one)\n"
-"  --calibrate PATH      compare the model with measured run records: a run\n"
-"                        directory (records/*.json, else *.json) or one record\n"
+"Options:\n");
+	opts_help(out, plan_options, 24);
+	fprintf(out,
 "  -h, --help            this text\n"
-"Every option but --mode may be given once.\n"
+"Every option but --mode may be given once, as --name VALUE or --name=VALUE.\n"
 "\n"
 "Model assumptions:\n"
 "  - x86-64, 4-level paging (P4D folded), 4 KiB page-table pages of 512\n"
@@ -179,171 +193,120 @@ struct plan_args {
 	const char *touch_map;
 };
 
-/* Value of "--opt value" or "--opt=value"; NULL (and a message) if missing. */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
+/* One option of the table, in command-line order: 0, or 2 (message printed). */
+static int plan_option(void *data, int i, const struct opt *o, const char *v, char *err, size_t err_len)
 {
-	size_t n = strlen(name);
+	struct plan_args *a = data;
+	struct plan_request *req = &a->req;
+	uint64_t pid, n;
 
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "mshare-bench plan: %s needs a value\n", name);
-		return NULL;
+	(void)o;
+	(void)err;
+	(void)err_len;
+	switch (i) {
+	case P_JSON:
+		a->json = true;
+		break;
+	case P_SERIES:
+		a->series = true;
+		break;
+	case P_SGA:
+		if (units_parse_size(v, &req->region.size) < 0 || req->region.size == 0)
+			return bad_value("--sga", v, "a size above zero (e.g. 4K, 256M, 300G, 1T)");
+		a->have_sga = true;
+		a->sga_text = v;
+		break;
+	case P_PROCESSES:
+		if (units_parse_count(v, &req->inputs.processes) < 0 || req->inputs.processes > PT_PID_MAX_LIMIT)
+			return bad_value("--processes", v, "a process count from 1 to 4194304");
+		a->have_processes = true;
+		break;
+	case P_TOUCH_FRACTION:
+		if (units_parse_fraction(v, &req->region.touch_fraction) < 0)
+			return bad_value("--touch-fraction", v, "a fraction F with 0 < F <= 1");
+		a->have_fraction = true;
+		break;
+	case P_TOUCH_MAP:
+		a->touch_map = v;
+		break;
+	case P_PID:
+		if (units_parse_count(v, &pid) < 0 || pid > PT_PID_MAX_LIMIT)
+			return bad_value("--pid", v, "a process id");
+		a->pid.pid = (pid_t)pid;
+		break;
+	case P_SEGMENT:
+		if (units_parse_addr(v, &a->pid.segment) < 0 || a->pid.segment == 0)
+			return bad_value("--segment", v, "an address (0x7f49e499c000)");
+		break;
+	case P_SAVE_TOUCH_MAP:
+		a->pid.save_touch_map = v;
+		break;
+	case P_MODE:
+		return add_modes(req, v);
+	case P_RAM:
+		if (units_parse_size(v, &req->inputs.ram_bytes) < 0 || req->inputs.ram_bytes == 0)
+			return bad_value("--ram", v, "a size above zero (e.g. 512G)");
+		a->have_ram = true;
+		break;
+	case P_PRIVATE:
+		if (units_parse_size(v, &req->inputs.private_bytes) < 0)
+			return bad_value("--private", v, "a size (e.g. 0, 64M, 2G)");
+		break;
+	case P_ADDR:
+		if (units_parse_addr(v, &req->region.addr) < 0)
+			return bad_value("--addr", v, "an address (0x20000000000 or 2T)");
+		if (req->region.addr % 4096)
+			return bad_value("--addr", v, "4 KiB-aligned (mmap needs a page-aligned address)");
+		if (req->region.addr < MMAP_MIN_ADDR)
+			return bad_value("--addr", v, "at or above 64 KiB (vm.mmap_min_addr)");
+		break;
+	case P_SGA_IN_RAM:
+		if (strcmp(v, "yes") == 0)
+			req->inputs.sga = SGA_PLACEMENT_RAM;
+		else if (strcmp(v, "no") == 0)
+			req->inputs.sga = SGA_PLACEMENT_NOT_RAM;
+		else
+			return bad_value("--sga-in-ram", v, "yes or no");
+		break;
+	case P_CALIBRATE:
+		a->calibrate = v;
+		break;
+	case P_NODES:
+		if (units_parse_count(v, &n) < 0 || n > PLAN_MAX_NODES)
+			return bad_value("--nodes", v, "a node count from 1 to 64");
+		req->nodes = (unsigned)n;
+		break;
+	case P_SGA_NODE:
+		/* parse_count takes whole numbers from 1: node 0 apart. */
+		if (strcmp(v, "0") == 0)
+			n = 0;
+		else if (v[0] < '1' || v[0] > '9' || units_parse_count(v, &n) < 0 || n >= PLAN_MAX_NODES)
+			return bad_value("--sga-node", v, "a node number from 0 to 63");
+		a->sga_node_given = true;
+		req->sga_node = (int)n;
+		break;
 	}
-	return argv[++*i];
-}
-
-static bool is_option(const char *arg, const char *name)
-{
-	size_t n = strlen(name);
-
-	return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+	return 0;
 }
 
 /* 0 on success, 1 after --help, 2 for bad input (message printed). */
 static int parse_args(int argc, char **argv, struct plan_args *a)
 {
-	struct plan_request *req = &a->req;
+	char err[512];
 
-	req->region.addr = DEFAULT_ADDR;
-	req->region.touch_fraction = 1.0;
-	req->sga_node = -1;
-	static const char *const once[] = { "--sga", "--processes", "--touch-fraction", "--ram", "--private",
-					    "--addr", "--sga-in-ram", "--calibrate", "--json", "--series", "--nodes",
-					    "--sga-node" };
-	const char *given[sizeof(once) / sizeof(once[0])] = { NULL };
-
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *v;
-
-		/* Every option but --mode once: a repeat is a mistake, not an override. */
-		for (size_t k = 0; k < sizeof(once) / sizeof(once[0]); k++) {
-			if (!is_option(arg, once[k]))
-				continue;
-			const char *eq = strchr(arg, '=');
-			const char *value = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : "";
-			bool flag = strcmp(once[k], "--json") == 0 || strcmp(once[k], "--series") == 0;
-			if (given[k]) {
-				if (flag)
-					fprintf(stderr, "mshare-bench plan: %s is given twice; give it once\n", once[k]);
-				else
-					fprintf(stderr, "mshare-bench plan: %s is given twice ('%s', then '%s'); give it "
-						"once\n", once[k], given[k], value);
-				return 2;
-			}
-			given[k] = value;
-		}
-		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-			usage(stdout);
-			return 1;
-		} else if (strcmp(arg, "--json") == 0) {
-			a->json = true;
-		} else if (strcmp(arg, "--series") == 0) {
-			a->series = true;
-		} else if (is_option(arg, "--sga")) {
-			if (!(v = option_value(argc, argv, &i, "--sga")))
-				return 2;
-			if (units_parse_size(v, &req->region.size) < 0 || req->region.size == 0)
-				return bad_value("--sga", v, "a size above zero (e.g. 4K, 256M, 300G, 1T)");
-			a->have_sga = true;
-			a->sga_text = v;
-		} else if (is_option(arg, "--processes")) {
-			if (!(v = option_value(argc, argv, &i, "--processes")))
-				return 2;
-			if (units_parse_count(v, &req->inputs.processes) < 0 ||
-			    req->inputs.processes > PT_PID_MAX_LIMIT)
-				return bad_value("--processes", v, "a process count from 1 to 4194304");
-			a->have_processes = true;
-		} else if (is_option(arg, "--touch-fraction")) {
-			if (!(v = option_value(argc, argv, &i, "--touch-fraction")))
-				return 2;
-			if (units_parse_fraction(v, &req->region.touch_fraction) < 0)
-				return bad_value("--touch-fraction", v, "a fraction F with 0 < F <= 1");
-			a->have_fraction = true;
-		} else if (is_option(arg, "--touch-map")) {
-			if (!(a->touch_map = option_value(argc, argv, &i, "--touch-map")))
-				return 2;
-		} else if (is_option(arg, "--pid")) {
-			uint64_t pid;
-
-			if (!(v = option_value(argc, argv, &i, "--pid")))
-				return 2;
-			if (units_parse_count(v, &pid) < 0 || pid > PT_PID_MAX_LIMIT)
-				return bad_value("--pid", v, "a process id");
-			a->pid.pid = (pid_t)pid;
-		} else if (is_option(arg, "--segment")) {
-			if (!(v = option_value(argc, argv, &i, "--segment")))
-				return 2;
-			if (units_parse_addr(v, &a->pid.segment) < 0 || a->pid.segment == 0)
-				return bad_value("--segment", v, "an address (0x7f49e499c000)");
-		} else if (is_option(arg, "--save-touch-map")) {
-			if (!(a->pid.save_touch_map = option_value(argc, argv, &i, "--save-touch-map")))
-				return 2;
-		} else if (is_option(arg, "--mode")) {
-			int rc;
-
-			if (!(v = option_value(argc, argv, &i, "--mode")))
-				return 2;
-			if ((rc = add_modes(req, v)) != 0)
-				return rc;
-		} else if (is_option(arg, "--ram")) {
-			if (!(v = option_value(argc, argv, &i, "--ram")))
-				return 2;
-			if (units_parse_size(v, &req->inputs.ram_bytes) < 0 || req->inputs.ram_bytes == 0)
-				return bad_value("--ram", v, "a size above zero (e.g. 512G)");
-			a->have_ram = true;
-		} else if (is_option(arg, "--private")) {
-			if (!(v = option_value(argc, argv, &i, "--private")))
-				return 2;
-			if (units_parse_size(v, &req->inputs.private_bytes) < 0)
-				return bad_value("--private", v, "a size (e.g. 0, 64M, 2G)");
-		} else if (is_option(arg, "--addr")) {
-			if (!(v = option_value(argc, argv, &i, "--addr")))
-				return 2;
-			if (units_parse_addr(v, &req->region.addr) < 0)
-				return bad_value("--addr", v, "an address (0x20000000000 or 2T)");
-			if (req->region.addr % 4096)
-				return bad_value("--addr", v, "4 KiB-aligned (mmap needs a page-aligned address)");
-			if (req->region.addr < MMAP_MIN_ADDR)
-				return bad_value("--addr", v, "at or above 64 KiB (vm.mmap_min_addr)");
-		} else if (is_option(arg, "--sga-in-ram")) {
-			if (!(v = option_value(argc, argv, &i, "--sga-in-ram")))
-				return 2;
-			if (strcmp(v, "yes") == 0)
-				req->inputs.sga = SGA_PLACEMENT_RAM;
-			else if (strcmp(v, "no") == 0)
-				req->inputs.sga = SGA_PLACEMENT_NOT_RAM;
-			else
-				return bad_value("--sga-in-ram", v, "yes or no");
-		} else if (is_option(arg, "--nodes")) {
-			uint64_t n;
-
-			if (!(v = option_value(argc, argv, &i, "--nodes")))
-				return 2;
-			if (units_parse_count(v, &n) < 0 || n > PLAN_MAX_NODES)
-				return bad_value("--nodes", v, "a node count from 1 to 64");
-			req->nodes = (unsigned)n;
-		} else if (is_option(arg, "--sga-node")) {
-			uint64_t n;
-
-			if (!(v = option_value(argc, argv, &i, "--sga-node")))
-				return 2;
-			/* parse_count takes whole numbers from 1: node 0 apart. */
-			if (strcmp(v, "0") == 0)
-				n = 0;
-			else if (v[0] < '1' || v[0] > '9' || units_parse_count(v, &n) < 0 || n >= PLAN_MAX_NODES)
-				return bad_value("--sga-node", v, "a node number from 0 to 63");
-			a->sga_node_given = true;
-			req->sga_node = (int)n;
-		} else if (is_option(arg, "--calibrate")) {
-			if (!(a->calibrate = option_value(argc, argv, &i, "--calibrate")))
-				return 2;
-		} else {
-			fprintf(stderr, "mshare-bench plan: unknown argument '%s' (see --help)\n", arg);
-			return 2;
-		}
+	a->req.region.addr = DEFAULT_ADDR;
+	a->req.region.touch_fraction = 1.0;
+	a->req.sga_node = -1;
+	int rc = opts_parse(plan_options, NULL, argc, argv, plan_option, a, err, sizeof(err));
+	if (rc == 1) {
+		usage(stdout);
+		return 1;
 	}
-	return 0;
+	if (rc < 0) {
+		fprintf(stderr, "mshare-bench plan: %s%s\n", err, rc == -2 ? " (see --help)" : "");
+		return 2;
+	}
+	return rc;
 }
 
 /* Checks that apply whatever the mode; 0 or 2. */

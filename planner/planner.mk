@@ -3,8 +3,8 @@
 #                                  and, with RUN, the run's measured points
 #                                  (default output build/plots/planner.{png,svg})
 PLANNER_SRCS := $(wildcard planner/*.c)
-# harness/parse.c: the suite's one parser of sizes, addresses and counts.
-PLANNER_OBJS := $(PLANNER_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/harness/parse.o
+# harness/parse.c: the suite's one parser of sizes, addresses and counts; harness/opts.c: the option tables.
+PLANNER_OBJS := $(PLANNER_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/harness/parse.o $(BUILD)/obj/harness/opts.o
 
 # A driver that calls plan_main() alone, so the planner is testable
 # without the harness; and the model's unit test.
@@ -26,7 +26,7 @@ test-build:: $(BUILD)/tests/planner/plan-driver $(BUILD)/tests/planner/test-pt-m
 # The same with AddressSanitizer + UBSan (as in tests/tests.mk): the model's unit test runs as test-pt-model-asan, the
 # driver serves plan --pid in tests/planner/pid-postgres.sh.
 # (tests/tests.mk is read after this file: the same two settings here.)
-PLANNER_ASAN_SRCS := $(PLANNER_SRCS) harness/parse.c
+PLANNER_ASAN_SRCS := $(PLANNER_SRCS) harness/parse.c harness/opts.c
 SANITIZE_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SANITIZE_OK ?= $(shell echo 'int main(void){return 0;}' | $(CC) $(SANITIZE_FLAGS) -x c - -o /dev/null 2>/dev/null && echo yes)
 ifeq ($(SANITIZE_OK),yes)

@@ -3,34 +3,26 @@
 
 #include "block_choice.h"
 #include "json.h"
-#include "param.h"
+#include "workload.h"
 
-static const char *const distribution_names[] = { "zipf", "uniform", NULL };
-static const char *const on_off[] = { "off", "on", NULL };
+const char *const block_distribution_names[] = { "zipf", "uniform", NULL };
+const char *const block_scramble_names[] = { "off", "on", NULL };
 
-int block_choice_parse(const char *const *values, size_t region_size,
-		       struct block_choice_config *cfg, char *err, size_t err_len)
+int block_choice_prepare(const union workload_value *values, const char *const *text, size_t region_size,
+			 struct block_choice_config *cfg, char *err, size_t err_len)
 {
-	unsigned choice;
-
-	if (param_choice("distribution", values[0], distribution_names, &choice, err, err_len) < 0)
-		return -1;
-	cfg->distribution = (enum block_distribution)choice;
-	if (param_double_open("theta", values[1], 0.0, 1.0, &cfg->theta, err, err_len) < 0)
-		return -1;
-	if (param_size("block-size", values[2], 512, 1u << 20, &cfg->block_size, err, err_len) < 0)
-		return -1;
+	cfg->distribution = (enum block_distribution)values[0].choice;
+	cfg->theta = values[1].d;
+	cfg->block_size = values[2].u;
 	if (cfg->block_size & (cfg->block_size - 1)) {
-		snprintf(err, err_len, "--block-size: '%s' is not a power of two", values[2]);
+		snprintf(err, err_len, "--block-size: '%s' is not a power of two", text[2]);
 		return -1;
 	}
-	if (param_choice("scramble", values[3], on_off, &choice, err, err_len) < 0)
-		return -1;
-	cfg->scramble = choice == 1;
+	cfg->scramble = values[3].choice == 1;
 	cfg->nblocks = region_size / cfg->block_size;
 	if (cfg->nblocks < 2) {
 		snprintf(err, err_len, "--block-size: '%s' leaves fewer than 2 blocks in a %zu-byte region",
-			 values[2], region_size);
+			 text[2], region_size);
 		return -1;
 	}
 	/* Computed here, in the parent, so that forked workers find it cached. */
@@ -79,22 +71,15 @@ double block_choice_expected_share(const struct block_choice_config *cfg, uint64
 	return zipf_top_mass(top, cfg->nblocks, cfg->theta);
 }
 
-void block_choice_report(struct json_writer *json, const char *const *values, uint64_t nblocks,
-			 uint64_t ops, uint64_t hot1_ops, uint64_t hot10_ops)
+void block_choice_report(struct json_writer *json, const struct block_choice_config *cfg, uint64_t ops,
+			 uint64_t hot1_ops, uint64_t hot10_ops)
 {
-	struct block_choice_config cfg;
-	uint64_t block_size = 0;
-	char err[256];
-
-	if (param_size("block-size", values[2], 1, UINT64_MAX, &block_size, err, sizeof(err)) < 0 ||
-	    block_choice_parse(values, nblocks * block_size, &cfg, err, sizeof(err)) < 0)
-		return;
-	json_key_u64(json, "block_size_bytes", cfg.block_size);
-	json_key_u64(json, "blocks", cfg.nblocks);
-	uint64_t hot1 = (cfg.nblocks + 99) / 100, hot10 = (cfg.nblocks + 9) / 10;
+	json_key_u64(json, "block_size_bytes", cfg->block_size);
+	json_key_u64(json, "blocks", cfg->nblocks);
+	uint64_t hot1 = (cfg->nblocks + 99) / 100, hot10 = (cfg->nblocks + 9) / 10;
 	double n = ops ? (double)ops : 1.0;
 	json_key_double(json, "hot1_share", (double)hot1_ops / n);
-	json_key_double(json, "hot1_share_model", block_choice_expected_share(&cfg, hot1));
+	json_key_double(json, "hot1_share_model", block_choice_expected_share(cfg, hot1));
 	json_key_double(json, "hot10_share", (double)hot10_ops / n);
-	json_key_double(json, "hot10_share_model", block_choice_expected_share(&cfg, hot10));
+	json_key_double(json, "hot10_share_model", block_choice_expected_share(cfg, hot10));
 }

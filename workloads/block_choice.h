@@ -22,11 +22,17 @@ enum block_distribution { BLOCK_DIST_ZIPF = 0, BLOCK_DIST_UNIFORM = 1 };
 
 /* The four params, in this order, shared by every workload that chooses
  * blocks; BLOCK_CHOICE_NPARAMS entries. */
+extern const char *const block_distribution_names[]; /* "zipf", "uniform" */
+extern const char *const block_scramble_names[];     /* "off", "on" */
 #define BLOCK_CHOICE_PARAMS \
-	{ "distribution", "zipf", "block popularity: zipf (skewed, Gray et al.) or uniform" }, \
-	{ "theta", "0.99", "zipfian skew, 0 < theta < 1 (YCSB uses 0.99)" }, \
-	{ "block-size", "8K", "database block size, a power of two, 512 bytes to 1 MiB" }, \
-	{ "scramble", "on", "on: hot blocks spread over the region; off: rank r is block r" }
+	{ .name = "distribution", .type = WP_CHOICE, .choices = block_distribution_names, \
+	  .default_value = "zipf", .help = "block popularity: zipf (skewed, Gray et al.) or uniform" }, \
+	{ .name = "theta", .type = WP_REAL, .lo = 0.0, .hi = 1.0, .default_value = "0.99", \
+	  .help = "zipfian skew, 0 < theta < 1 (YCSB uses 0.99)" }, \
+	{ .name = "block-size", .type = WP_SIZE, .min = 512, .max = 1u << 20, .default_value = "8K", \
+	  .help = "database block size, a power of two, 512 bytes to 1 MiB" }, \
+	{ .name = "scramble", .type = WP_CHOICE, .choices = block_scramble_names, .default_value = "on", \
+	  .help = "on: hot blocks spread over the region; off: rank r is block r" }
 #define BLOCK_CHOICE_NPARAMS 4
 
 struct block_choice_config {
@@ -37,9 +43,11 @@ struct block_choice_config {
 	uint64_t nblocks;
 };
 
-/* Parse the four params (values[0..3]) for a region of region_size bytes. */
-int block_choice_parse(const char *const *values, size_t region_size,
-		       struct block_choice_config *cfg, char *err, size_t err_len);
+/* The config of the four params (values[0..3], as given in text[0..3]) for a
+ * region of region_size bytes; in the parent, once. */
+union workload_value;
+int block_choice_prepare(const union workload_value *values, const char *const *text, size_t region_size,
+			 struct block_choice_config *cfg, char *err, size_t err_len);
 
 struct block_chooser {
 	struct block_choice_config cfg;
@@ -74,7 +82,7 @@ struct json_writer;
  * how skewed the accesses came out: the measured share of operations on the
  * hottest 1% and 10% of blocks next to the exact expectation for the
  * distribution (labelled _model). ops is the number of block choices. */
-void block_choice_report(struct json_writer *json, const char *const *values, uint64_t nblocks,
-			 uint64_t ops, uint64_t hot1_ops, uint64_t hot10_ops);
+void block_choice_report(struct json_writer *json, const struct block_choice_config *cfg, uint64_t ops,
+			 uint64_t hot1_ops, uint64_t hot10_ops);
 
 #endif

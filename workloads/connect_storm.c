@@ -30,18 +30,12 @@ enum {
 	C_WORKING_SET_PAGES,
 };
 
-static int connect_storm_parse(const char *const *values, size_t region_size, uint64_t *ws,
-			       char *err, size_t err_len)
+static int connect_storm_prepare(const union workload_value *values, const char *const *text, size_t region_size,
+				 void *config, char *err, size_t err_len)
 {
-	return param_size("working-set", values[P_WORKING_SET], 1, region_size, ws, err, err_len);
-}
-
-static int connect_storm_validate(const char *const *values, size_t region_size, char *err,
-				  size_t err_len)
-{
-	uint64_t ws;
-
-	return connect_storm_parse(values, region_size, &ws, err, err_len);
+	*(uint64_t *)config = values[P_WORKING_SET].u;
+	return param_range("working-set", text[P_WORKING_SET], values[P_WORKING_SET].u, 1, region_size, " bytes",
+			   err, err_len);
 }
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
@@ -54,18 +48,13 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 	return a;
 }
 
-static int connect_storm_run(struct workload_ctx *ctx)
+static int connect_storm_run(struct workload_ctx *ctx, char *err, size_t err_len)
 {
 	struct workload_slot *slot = ctx->slot;
 	uint64_t *c = slot->counters;
-	uint64_t ws;
+	uint64_t ws = *(const uint64_t *)ctx->config;
 	struct rng rng;
-	char err[256];
 
-	if (connect_storm_parse(ctx->param_values, ctx->size, &ws, err, sizeof(err)) < 0) {
-		fprintf(stderr, "connect-storm: %s\n", err);
-		return -1;
-	}
 	rng_seed(&rng, ctx->seed);
 	size_t page = ctx->page_bytes ? ctx->page_bytes : 4096;
 	uint64_t npages = ctx->size / page;
@@ -73,10 +62,8 @@ static int connect_storm_run(struct workload_ctx *ctx)
 	if (wpages > npages)
 		wpages = npages;
 
-	if (ctx->detach(ctx) < 0) {
-		fprintf(stderr, "connect-storm: worker %u: detach failed\n", ctx->worker);
+	if (ctx->detach(ctx, err, err_len) < 0)
 		return -1;
-	}
 	uint64_t conns = 0;
 	uint64_t start = clock_now_ns();
 	while (!workload_budget_done(ctx, start, conns)) {
@@ -88,22 +75,16 @@ static int connect_storm_run(struct workload_ctx *ctx)
 			step++;
 
 		uint64_t t0 = clock_now_ns();
-		if (ctx->attach(ctx) < 0) {
-			fprintf(stderr, "connect-storm: worker %u: attach after detach failed%s\n",
-				ctx->worker, conns ? "" : ": this backend cannot map the region again "
-				"(e.g. anon, shared only through fork)");
-			return -1;
-		}
+		if (ctx->attach(ctx, err, err_len) < 0)
+			return -1; /* the backend says why (anon: shared only through fork) */
 		c[C_ATTACHES]++;
 		uint64_t t1 = clock_now_ns();
 		volatile char *base = ctx->base; /* the region may have moved */
 		for (uint64_t k = 0, p = first; k < wpages; k++, p = (p + step) % npages)
 			workload_touch_page(ctx, base + p * page);
 		uint64_t t2 = clock_now_ns();
-		if (ctx->detach(ctx) < 0) {
-			fprintf(stderr, "connect-storm: worker %u: detach failed\n", ctx->worker);
+		if (ctx->detach(ctx, err, err_len) < 0)
 			return -1;
-		}
 		c[C_DETACHES]++;
 		uint64_t t3 = clock_now_ns();
 
@@ -120,10 +101,8 @@ static int connect_storm_run(struct workload_ctx *ctx)
 		slot->ops = conns;
 	}
 	/* Leave the worker attached, as the harness expects. */
-	if (ctx->attach(ctx) < 0) {
-		fprintf(stderr, "connect-storm: worker %u: final attach failed\n", ctx->worker);
+	if (ctx->attach(ctx, err, err_len) < 0)
 		return -1;
-	}
 	return 0;
 }
 
@@ -133,12 +112,12 @@ static double per(uint64_t num, uint64_t den)
 }
 
 static void connect_storm_report(struct json_writer *json, const struct workload_slot *merged,
-				 const char *const *values, unsigned workers, double wall_s)
+				 const void *config, unsigned workers, double wall_s)
 {
 	const uint64_t *c = merged->counters;
 	uint64_t n = c[C_CONNECTIONS];
 
-	(void)values;
+	(void)config;
 	(void)workers;
 	json_key_double(json, "working_set_pages_per_connection", per(c[C_WORKING_SET_PAGES], n));
 	json_key_double(json, "connections_per_s", wall_s > 0 ? (double)n / wall_s : 0.0);
@@ -154,8 +133,8 @@ const struct workload_ops workload_connect_storm = {
 	.name = "connect-storm",
 	.description = "sessions that attach, touch a small working set and detach, over and over",
 	.params = {
-		{ "working-set", "1M", "bytes each connection touches (whole pages, scattered)" },
-		{ NULL, NULL, NULL },
+		{ .name = "working-set", .type = WP_SIZE, .min = 1, .max = UINT64_MAX, .default_value = "1M",
+		  .help = "bytes each connection touches (whole pages, scattered)" },
 	},
 	.counter_names = { "connections", "attaches", "detaches", "attach_ns", "touch_ns",
 			   "detach_ns", "working_set_pages", NULL },
@@ -165,7 +144,8 @@ const struct workload_ops workload_connect_storm = {
 			 "backing again through /proc/self/fd and mmap it), first_touch = reading "
 			 "(--write: writing) every working-set page once, detach = the backend's "
 			 "detach (mshare: mshare_unlink; the others: munmap and close)",
-	.validate = connect_storm_validate,
+	.config_bytes = sizeof(uint64_t),
+	.prepare = connect_storm_prepare,
 	.run = connect_storm_run,
 	.report = connect_storm_report,
 };

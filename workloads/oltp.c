@@ -18,6 +18,7 @@
  *     verified_foreign, evidence that the write was visible, after its
  *     persistence, to another process through this backend.
  */
+#include <errno.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -60,30 +61,24 @@ struct oltp_config {
 	uint64_t rows_per_block;
 };
 
-static int oltp_parse(const char *const *values, size_t region_size, struct oltp_config *c,
-		      char *err, size_t err_len)
+static int oltp_prepare(const union workload_value *values, const char *const *text, size_t region_size,
+			void *config, char *err, size_t err_len)
 {
-	if (block_choice_parse(values, region_size, &c->blocks, err, err_len) < 0)
+	struct oltp_config *c = config;
+
+	if (block_choice_prepare(values, text, region_size, &c->blocks, err, err_len) < 0)
 		return -1;
-	if (param_uint("write-pct", values[P_WRITE_PCT], 0, 100, &c->write_pct, err, err_len) < 0)
-		return -1;
-	if (param_size("row-size", values[P_ROW_SIZE], 8, c->blocks.block_size - HEADER_BYTES,
-		       &c->row_size, err, err_len) < 0)
+	c->write_pct = values[P_WRITE_PCT].u;
+	c->row_size = values[P_ROW_SIZE].u;
+	if (param_range("row-size", text[P_ROW_SIZE], c->row_size, 8, c->blocks.block_size - HEADER_BYTES, " bytes",
+			err, err_len) < 0)
 		return -1;
 	if (c->row_size % 8) {
-		snprintf(err, err_len, "--row-size: '%s' is not a multiple of 8 bytes",
-			 values[P_ROW_SIZE]);
+		snprintf(err, err_len, "--row-size: '%s' is not a multiple of 8 bytes", text[P_ROW_SIZE]);
 		return -1;
 	}
 	c->rows_per_block = (c->blocks.block_size - HEADER_BYTES) / c->row_size;
 	return 0;
-}
-
-static int oltp_validate(const char *const *values, size_t region_size, char *err, size_t err_len)
-{
-	struct oltp_config c;
-
-	return oltp_parse(values, region_size, &c, err, err_len);
 }
 
 static uint64_t block_seed(uint64_t block, uint64_t version)
@@ -105,7 +100,7 @@ static inline struct block_header *block_at(struct oltp_worker *w, uint64_t bloc
 	return (struct block_header *)((char *)w->ctx->base + block * w->cfg.blocks.block_size);
 }
 
-static int oltp_write(struct oltp_worker *w, uint64_t block)
+static int oltp_write(struct oltp_worker *w, uint64_t block, char *err, size_t err_len)
 {
 	struct block_header *h = block_at(w, block);
 	size_t payload = w->cfg.blocks.block_size - HEADER_BYTES;
@@ -141,7 +136,7 @@ static int oltp_write(struct oltp_worker *w, uint64_t block)
 	w->counters[C_PERSISTS]++;
 	atomic_store_explicit(&h->version, v + 2, memory_order_release);
 	if (rc < 0) {
-		perror("oltp: msync");
+		snprintf(err, err_len, "persisting block %llu: msync: %s", (unsigned long long)block, strerror(errno));
 		return -1;
 	}
 	w->counters[C_WRITES]++;
@@ -181,20 +176,16 @@ static void oltp_read(struct oltp_worker *w, uint64_t block)
 	w->counters[C_READS]++;
 }
 
-static int oltp_run(struct workload_ctx *ctx)
+static int oltp_run(struct workload_ctx *ctx, char *err, size_t err_len)
 {
 	static struct oltp_worker w; /* one per worker process; the row buffer is large */
 	struct first_touch touched;
-	char err[256];
 
 	memset(&w, 0, offsetof(struct oltp_worker, row));
 	w.ctx = ctx;
-	if (oltp_parse(ctx->param_values, ctx->size, &w.cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "oltp: %s\n", err);
-		return -1;
-	}
+	w.cfg = *(const struct oltp_config *)ctx->config;
 	if (first_touch_init(&touched, ctx) < 0) {
-		fprintf(stderr, "oltp: cannot allocate the touched-page bitmap\n");
+		snprintf(err, err_len, "cannot allocate the touched-page bitmap");
 		return -1;
 	}
 	block_chooser_init(&w.chooser, &w.cfg.blocks, ctx->seed);
@@ -217,7 +208,7 @@ static int oltp_run(struct workload_ctx *ctx)
 		first_touch_range(&touched, &touch_ctx, block * w.cfg.blocks.block_size,
 				  w.cfg.blocks.block_size);
 		if (write) {
-			if (oltp_write(&w, block) < 0) {
+			if (oltp_write(&w, block, err, err_len) < 0) {
 				rc = -1;
 				break;
 			}
@@ -249,12 +240,13 @@ static double per(uint64_t num, uint64_t den)
 }
 
 static void oltp_report(struct json_writer *json, const struct workload_slot *merged,
-			const char *const *values, unsigned workers, double wall_s)
+			const void *config, unsigned workers, double wall_s)
 {
+	const struct oltp_config *cfg = config;
 	const uint64_t *c = merged->counters;
 
 	(void)workers;
-	block_choice_report(json, values, c[C_BLOCKS], merged->ops, c[C_HOT1_OPS], c[C_HOT10_OPS]);
+	block_choice_report(json, &cfg->blocks, merged->ops, c[C_HOT1_OPS], c[C_HOT10_OPS]);
 	const char *path = c[C_PERSIST_PMEM_WORKERS] && c[C_PERSIST_MSYNC_WORKERS] ? "mixed"
 			   : c[C_PERSIST_PMEM_WORKERS]                      ? "pmem"
 									    : "msync";
@@ -270,9 +262,10 @@ const struct workload_ops workload_oltp = {
 	.description = "buffer-cache reads and durable row updates with latches and block checksums",
 	.params = {
 		BLOCK_CHOICE_PARAMS,
-		{ "write-pct", "20", "percentage of operations that update a row (0-100)" },
-		{ "row-size", "128", "bytes updated per write, a multiple of 8" },
-		{ NULL, NULL, NULL },
+		{ .name = "write-pct", .type = WP_UINT, .min = 0, .max = 100, .default_value = "20",
+		  .help = "percentage of operations that update a row (0-100)" },
+		{ .name = "row-size", .type = WP_SIZE, .min = 8, .max = 1u << 20, .default_value = "128",
+		  .help = "bytes updated per write, a multiple of 8" },
 	},
 	.counter_names = {
 		"reads", "writes", "write_ns", "persists", "persist_ns", "verified_foreign",
@@ -280,7 +273,8 @@ const struct workload_ops workload_oltp = {
 		"persist_pmem_workers", "persist_msync_workers", "hot1_ops", "hot10_ops", "blocks",
 		NULL,
 	},
-	.validate = oltp_validate,
+	.config_bytes = sizeof(struct oltp_config),
+	.prepare = oltp_prepare,
 	.run = oltp_run,
 	.report = oltp_report,
 };

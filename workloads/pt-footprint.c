@@ -14,8 +14,10 @@
 
 #define PT_FOOTPRINT_STRIDE (2u << 20)
 
-static int pt_footprint_run(struct workload_ctx *ctx)
+static int pt_footprint_run(struct workload_ctx *ctx, char *err, size_t err_len)
 {
+	(void)err;
+	(void)err_len;
 	char *base = ctx->base;
 	size_t stride = ctx->page_bytes > PT_FOOTPRINT_STRIDE ? ctx->page_bytes : PT_FOOTPRINT_STRIDE;
 

@@ -22,6 +22,7 @@
  * (reserve, space wait, durable copy, marker). persist_ns is the time spent
  * making records durable (the durable copy plus the marker's persist).
  */
+#include <errno.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -79,39 +80,32 @@ struct redo_config {
 	uint64_t writers, record_size, log_bytes;
 };
 
-static int redo_parse(const char *const *values, size_t region_size, struct redo_config *c,
-		      char *err, size_t err_len)
+static int redo_prepare(const union workload_value *values, const char *const *text, size_t region_size,
+			void *config, char *err, size_t err_len)
 {
+	struct redo_config *c = config;
+
 	if (region_size < CONTROL_BYTES + 2 * 128) {
 		snprintf(err, err_len, "redo needs a region of at least %u bytes, not %zu",
 			 CONTROL_BYTES + 2 * 128, region_size);
 		return -1;
 	}
 	size_t room = region_size - CONTROL_BYTES;
-	if (param_uint("writers", values[P_WRITERS], 1, MAX_WRITERS, &c->writers, err, err_len) < 0)
-		return -1;
-	if (param_size("record-size", values[P_RECORD_SIZE], 128, room / 2, &c->record_size, err,
-		       err_len) < 0)
+	c->writers = values[P_WRITERS].u;
+	c->record_size = values[P_RECORD_SIZE].u;
+	if (param_range("record-size", text[P_RECORD_SIZE], c->record_size, 128, room / 2, " bytes", err, err_len) < 0)
 		return -1;
 	if (c->record_size % 64) {
 		snprintf(err, err_len, "--record-size: '%s' is not a multiple of 64 bytes",
-			 values[P_RECORD_SIZE]);
+			 text[P_RECORD_SIZE]);
 		return -1;
 	}
-	if (strcmp(values[P_LOG_SIZE], "0") == 0)
-		c->log_bytes = room;
-	else if (param_size("log-size", values[P_LOG_SIZE], 2 * c->record_size, room,
-			    &c->log_bytes, err, err_len) < 0)
+	c->log_bytes = values[P_LOG_SIZE].u ? values[P_LOG_SIZE].u : room;
+	if (values[P_LOG_SIZE].u &&
+	    param_range("log-size", text[P_LOG_SIZE], c->log_bytes, 2 * c->record_size, room, " bytes", err, err_len) < 0)
 		return -1;
 	c->log_bytes -= c->log_bytes % c->record_size;
 	return 0;
-}
-
-static int redo_validate(const char *const *values, size_t region_size, char *err, size_t err_len)
-{
-	struct redo_config c;
-
-	return redo_parse(values, region_size, &c, err, err_len);
 }
 
 static uint64_t record_seed(uint64_t lsn, uint32_t writer, uint32_t length, uint64_t seq)
@@ -126,6 +120,8 @@ struct redo_worker {
 	char *log;
 	uint64_t nwriters; /* writers that exist: min(--writers, workers) */
 	uint64_t *c;       /* the slot's counters */
+	char *err;         /* why run() failed */
+	size_t err_len;
 };
 
 static struct redo_record *slot_of(const struct redo_worker *w, uint64_t lsn)
@@ -145,11 +141,11 @@ static int redo_write(struct redo_worker *w)
 	int rc = 0;
 
 	if (rec > sizeof(record)) {
-		fprintf(stderr, "redo: --record-size above %zu bytes\n", sizeof(record));
+		snprintf(w->err, w->err_len, "--record-size above %zu bytes", sizeof(record));
 		return -1;
 	}
 	if (first_touch_init(&touched, ctx) < 0) {
-		fprintf(stderr, "redo: cannot allocate the touched-page bitmap\n");
+		snprintf(w->err, w->err_len, "cannot allocate the touched-page bitmap");
 		return -1;
 	}
 	/* First touches read, even with --write: a byte stored into the log
@@ -211,7 +207,8 @@ static int redo_write(struct redo_worker *w)
 		histogram_record(&ctx->slot->op_ns, t1 - t0);
 		count++;
 		if (rc < 0) {
-			perror("redo: msync");
+			snprintf(w->err, w->err_len, "persisting the record at LSN %llu: msync: %s",
+				 (unsigned long long)lsn, strerror(errno));
 			break;
 		}
 	}
@@ -251,7 +248,7 @@ static int redo_read(struct redo_worker *w)
 	struct first_touch touched;
 
 	if (first_touch_init(&touched, ctx) < 0) {
-		fprintf(stderr, "redo: cannot allocate the touched-page bitmap\n");
+		snprintf(w->err, w->err_len, "cannot allocate the touched-page bitmap");
 		return -1;
 	}
 	/* First touches read, even with --write: a byte stored into the log
@@ -310,15 +307,11 @@ static int redo_read(struct redo_worker *w)
 	return 0;
 }
 
-static int redo_run(struct workload_ctx *ctx)
+static int redo_run(struct workload_ctx *ctx, char *err, size_t err_len)
 {
-	struct redo_worker w = { .ctx = ctx, .c = ctx->slot->counters };
-	char err[256];
+	struct redo_worker w = { .ctx = ctx, .c = ctx->slot->counters, .err = err, .err_len = err_len };
 
-	if (redo_parse(ctx->param_values, ctx->size, &w.cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "redo: %s\n", err);
-		return -1;
-	}
+	w.cfg = *(const struct redo_config *)ctx->config;
 	w.control = ctx->base;
 	w.log = (char *)ctx->base + CONTROL_BYTES;
 	w.nwriters = w.cfg.writers < ctx->workers ? w.cfg.writers : ctx->workers;
@@ -331,14 +324,12 @@ static double per(uint64_t num, uint64_t den)
 }
 
 static void redo_report(struct json_writer *json, const struct workload_slot *merged,
-			const char *const *values, unsigned workers, double wall_s)
+			const void *config, unsigned workers, double wall_s)
 {
+	const struct redo_config *cfg = config;
 	const uint64_t *c = merged->counters;
-	uint64_t writers = 0;
-	char err[128];
 
-	if (param_uint("writers", values[P_WRITERS], 1, MAX_WRITERS, &writers, err, sizeof(err)) == 0)
-		json_key_u64(json, "writers", writers < workers ? writers : workers);
+	json_key_u64(json, "writers", cfg->writers < workers ? cfg->writers : workers);
 	const char *path = c[C_PERSIST_PMEM_WORKERS] && c[C_PERSIST_MSYNC_WORKERS] ? "mixed"
 			   : c[C_PERSIST_PMEM_WORKERS]                      ? "pmem"
 									    : "msync";
@@ -356,10 +347,12 @@ const struct workload_ops workload_redo = {
 	.name = "redo",
 	.description = "writers append durable records to a circular redo log, the other workers read and validate them",
 	.params = {
-		{ "writers", "1", "workers that append (the first N); the others read" },
-		{ "record-size", "512", "bytes per log record, a multiple of 64, header included" },
-		{ "log-size", "0", "bytes of circular log (0: the region minus its 4 KiB control page)" },
-		{ NULL, NULL, NULL },
+		{ .name = "writers", .type = WP_UINT, .min = 1, .max = MAX_WRITERS, .default_value = "1",
+		  .help = "workers that append (the first N); the others read" },
+		{ .name = "record-size", .type = WP_SIZE, .min = 128, .max = UINT64_MAX, .default_value = "512",
+		  .help = "bytes per log record, a multiple of 64, header included" },
+		{ .name = "log-size", .type = WP_SIZE, .min = 0, .max = UINT64_MAX, .default_value = "0",
+		  .help = "bytes of circular log (0: the region minus its 4 KiB control page)" },
 	},
 	.counter_names = {
 		"records_written", "bytes_written", "persist_ns", "records_read", "bytes_read",
@@ -367,7 +360,8 @@ const struct workload_ops workload_redo = {
 		"space_waits", "persist_pmem_workers", "persist_msync_workers",
 		"persist_over_10us", "persist_over_100us", "persist_over_1ms", NULL,
 	},
-	.validate = redo_validate,
+	.config_bytes = sizeof(struct redo_config),
+	.prepare = redo_prepare,
 	.run = redo_run,
 	.report = redo_report,
 };

@@ -27,46 +27,35 @@ struct scan_config {
 	uint64_t block_size, stride, granule, dop;
 };
 
-static int scan_parse(const char *const *values, size_t region_size, struct scan_config *c,
-		      char *err, size_t err_len)
+static int scan_prepare(const union workload_value *values, const char *const *text, size_t region_size,
+			void *config, char *err, size_t err_len)
 {
-	if (param_size("block-size", values[P_BLOCK_SIZE], 64, region_size, &c->block_size, err,
-		       err_len) < 0)
+	struct scan_config *c = config;
+
+	c->block_size = values[P_BLOCK_SIZE].u;
+	if (param_range("block-size", text[P_BLOCK_SIZE], c->block_size, 64, region_size, " bytes", err, err_len) < 0)
 		return -1;
 	if (c->block_size % 8) {
-		snprintf(err, err_len, "--block-size: '%s' is not a multiple of 8 bytes",
-			 values[P_BLOCK_SIZE]);
+		snprintf(err, err_len, "--block-size: '%s' is not a multiple of 8 bytes", text[P_BLOCK_SIZE]);
 		return -1;
 	}
-	if (strcmp(values[P_STRIDE], "0") == 0)
-		c->stride = c->block_size;
-	else if (param_size("stride", values[P_STRIDE], c->block_size, region_size, &c->stride,
-			    err, err_len) < 0)
+	c->stride = values[P_STRIDE].u ? values[P_STRIDE].u : c->block_size;
+	if (values[P_STRIDE].u &&
+	    param_range("stride", text[P_STRIDE], c->stride, c->block_size, region_size, " bytes", err, err_len) < 0)
 		return -1;
-	if (param_size("granule", values[P_GRANULE], c->block_size, region_size, &c->granule, err,
-		       err_len) < 0)
+	c->granule = values[P_GRANULE].u;
+	if (param_range("granule", text[P_GRANULE], c->granule, c->block_size, region_size, " bytes", err, err_len) < 0)
 		return -1;
-	return param_uint("dop", values[P_DOP], 0, 1000000, &c->dop, err, err_len);
+	c->dop = values[P_DOP].u;
+	return 0;
 }
 
-static int scan_validate(const char *const *values, size_t region_size, char *err, size_t err_len)
+static int scan_run(struct workload_ctx *ctx, char *err, size_t err_len)
 {
-	struct scan_config c;
-
-	return scan_parse(values, region_size, &c, err, err_len);
-}
-
-static int scan_run(struct workload_ctx *ctx)
-{
-	struct scan_config c;
+	const struct scan_config c = *(const struct scan_config *)ctx->config;
 	struct first_touch touched;
 	struct workload_slot *slot = ctx->slot;
-	char err[256];
 
-	if (scan_parse(ctx->param_values, ctx->size, &c, err, sizeof(err)) < 0) {
-		fprintf(stderr, "scan: %s\n", err);
-		return -1;
-	}
 	uint64_t dop = c.dop == 0 || c.dop > ctx->workers ? ctx->workers : c.dop;
 	uint64_t rank = ctx->worker % dop;
 	uint64_t granules = (ctx->size + c.granule - 1) / c.granule;
@@ -75,7 +64,7 @@ static int scan_run(struct workload_ctx *ctx)
 		return 0;
 	}
 	if (first_touch_init(&touched, ctx) < 0) {
-		fprintf(stderr, "scan: cannot allocate the touched-page bitmap\n");
+		snprintf(err, err_len, "cannot allocate the touched-page bitmap");
 		return -1;
 	}
 
@@ -122,19 +111,15 @@ static int scan_run(struct workload_ctx *ctx)
 	return 0;
 }
 
-static void scan_report(struct json_writer *json, const struct workload_slot *merged,
-			const char *const *values, unsigned workers, double wall_s)
+static void scan_report(struct json_writer *json, const struct workload_slot *merged, const void *config,
+			unsigned workers, double wall_s)
 {
-	struct scan_config c;
-	char err[256];
+	const struct scan_config *c = config;
 
-	/* Any region holds the table here: only the values are wanted. */
-	if (scan_parse(values, SIZE_MAX, &c, err, sizeof(err)) == 0) {
-		json_key_u64(json, "block_size_bytes", c.block_size);
-		json_key_u64(json, "stride_bytes", c.stride);
-		json_key_u64(json, "granule_bytes", c.granule);
-		json_key_u64(json, "dop", c.dop == 0 || c.dop > workers ? workers : c.dop);
-	}
+	json_key_u64(json, "block_size_bytes", c->block_size);
+	json_key_u64(json, "stride_bytes", c->stride);
+	json_key_u64(json, "granule_bytes", c->granule);
+	json_key_u64(json, "dop", c->dop == 0 || c->dop > workers ? workers : c->dop);
 	json_key_double(json, "scan_bytes_per_s", wall_s > 0 ? (double)merged->bytes / wall_s : 0.0);
 	json_key_double(json, "blocks_per_s", wall_s > 0 ? (double)merged->ops / wall_s : 0.0);
 }
@@ -143,14 +128,18 @@ const struct workload_ops workload_scan = {
 	.name = "scan",
 	.description = "sequential full-table scans split into granules among parallel-query workers",
 	.params = {
-		{ "block-size", "8K", "bytes read per block (one operation), a multiple of 8" },
-		{ "stride", "0", "distance between blocks read, >= block size (0: the block size, a full scan)" },
-		{ "granule", "1M", "bytes of table per parallel-query granule" },
-		{ "dop", "0", "workers per parallel query (0: all workers, 1: each scans the whole table)" },
-		{ NULL, NULL, NULL },
+		{ .name = "block-size", .type = WP_SIZE, .min = 64, .max = UINT64_MAX, .default_value = "8K",
+		  .help = "bytes read per block (one operation), a multiple of 8" },
+		{ .name = "stride", .type = WP_SIZE, .min = 0, .max = UINT64_MAX, .default_value = "0",
+		  .help = "distance between blocks read, >= block size (0: the block size, a full scan)" },
+		{ .name = "granule", .type = WP_SIZE, .min = 1, .max = UINT64_MAX, .default_value = "1M",
+		  .help = "bytes of table per parallel-query granule" },
+		{ .name = "dop", .type = WP_UINT, .min = 0, .max = 1000000, .default_value = "0",
+		  .help = "workers per parallel query (0: all workers, 1: each scans the whole table)" },
 	},
 	.counter_names = { "passes", "idle_workers", NULL },
-	.validate = scan_validate,
+	.config_bytes = sizeof(struct scan_config),
+	.prepare = scan_prepare,
 	.run = scan_run,
 	.report = scan_report,
 };

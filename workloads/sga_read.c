@@ -20,28 +20,21 @@
 
 enum { C_HOT1_OPS, C_HOT10_OPS, C_BLOCKS };
 
-static int sga_read_validate(const char *const *values, size_t region_size, char *err,
-			     size_t err_len)
+static int sga_read_prepare(const union workload_value *values, const char *const *text, size_t region_size,
+			    void *config, char *err, size_t err_len)
 {
-	struct block_choice_config cfg;
-
-	return block_choice_parse(values, region_size, &cfg, err, err_len);
+	return block_choice_prepare(values, text, region_size, config, err, err_len);
 }
 
-static int sga_read_run(struct workload_ctx *ctx)
+static int sga_read_run(struct workload_ctx *ctx, char *err, size_t err_len)
 {
-	struct block_choice_config cfg;
+	const struct block_choice_config cfg = *(const struct block_choice_config *)ctx->config;
 	struct block_chooser chooser;
 	struct first_touch touched;
 	struct workload_slot *slot = ctx->slot;
-	char err[256];
 
-	if (block_choice_parse(ctx->param_values, ctx->size, &cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "sga-read: %s\n", err);
-		return -1;
-	}
 	if (first_touch_init(&touched, ctx) < 0) {
-		fprintf(stderr, "sga-read: cannot allocate the touched-page bitmap\n");
+		snprintf(err, err_len, "cannot allocate the touched-page bitmap");
 		return -1;
 	}
 	block_chooser_init(&chooser, &cfg, ctx->seed);
@@ -75,20 +68,20 @@ static int sga_read_run(struct workload_ctx *ctx)
 }
 
 static void sga_read_report(struct json_writer *json, const struct workload_slot *merged,
-			    const char *const *values, unsigned workers, double wall_s)
+			    const void *config, unsigned workers, double wall_s)
 {
 	(void)workers;
-	block_choice_report(json, values, merged->counters[C_BLOCKS], merged->ops,
-			    merged->counters[C_HOT1_OPS], merged->counters[C_HOT10_OPS]);
+	block_choice_report(json, config, merged->ops, merged->counters[C_HOT1_OPS], merged->counters[C_HOT10_OPS]);
 	json_key_double(json, "read_bytes_per_s", wall_s > 0 ? (double)merged->bytes / wall_s : 0.0);
 }
 
 const struct workload_ops workload_sga_read = {
 	.name = "sga-read",
 	.description = "buffer-cache block reads, zipfian or uniform popularity (read-only)",
-	.params = { BLOCK_CHOICE_PARAMS, { NULL, NULL, NULL } },
+	.params = { BLOCK_CHOICE_PARAMS },
 	.counter_names = { "hot1_ops", "hot10_ops", "blocks", NULL },
-	.validate = sga_read_validate,
+	.config_bytes = sizeof(struct block_choice_config),
+	.prepare = sga_read_prepare,
 	.run = sga_read_run,
 	.report = sga_read_report,
 };

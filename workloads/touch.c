@@ -6,8 +6,10 @@
  */
 #include "workload.h"
 
-static int touch_run(struct workload_ctx *ctx)
+static int touch_run(struct workload_ctx *ctx, char *err, size_t err_len)
 {
+	(void)err;
+	(void)err_len;
 	char *base = ctx->base;
 
 	for (size_t off = 0; off < ctx->size; off += ctx->page_bytes)

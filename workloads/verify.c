@@ -22,7 +22,7 @@ static uint64_t pattern(size_t page_index)
 	return 0x9e3779b97f4a7c15ull * (page_index + 1);
 }
 
-static int verify_run(struct workload_ctx *ctx)
+static int verify_run(struct workload_ctx *ctx, char *err, size_t err_len)
 {
 	char *base = ctx->base;
 	size_t pages = ctx->size / ctx->page_bytes;
@@ -43,7 +43,8 @@ static int verify_run(struct workload_ctx *ctx)
 	uint64_t start = clock_now_ns();
 	while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != VERIFY_FLAG) {
 		if (clock_now_ns() - start > VERIFY_WAIT_NS) {
-			fprintf(stderr, "verify: worker %u: worker 0's flag never appeared\n", ctx->worker);
+			snprintf(err, err_len, "worker 0's flag never appeared within %llu s",
+				 (unsigned long long)(VERIFY_WAIT_NS / 1000000000ull));
 			return -1;
 		}
 		struct timespec ms = { 0, 1000000 };

@@ -84,9 +84,11 @@ def test_every_backend():
                 continue
             if w == "connect-storm" and backend == "anon":
                 # An anon region is shared only through fork: a worker that
-                # detached cannot map it again, and says so.
-                tap(rc != 0 and "cannot map the region again" in err,
-                    f"connect-storm on anon fails with a clear message (rc {rc}: {err.splitlines()[0] if err else ''})")
+                # detached cannot map it again, and the record says so (the
+                # workload's error channel), not only stderr.
+                why = ((rec or {}).get("results") or {}).get("first_worker_error") or ""
+                tap(rc == 3 and "cannot be re-attached after detach" in why,
+                    f"connect-storm on anon fails with the reason in the record (rc {rc}: {why!r})")
                 continue
             ok = rc == 0 and rec is not None and wl(rec)["ops"] > 0 and \
                 rec["config"]["backend"] == backend and rec["results"]["workload"]["name"] == w

@@ -9,21 +9,27 @@
 #include "param.h"
 #include "parse.h"
 
+int param_range(const char *option, const char *text, uint64_t value, uint64_t min, uint64_t max,
+		const char *unit, char *err, size_t err_len)
+{
+	if (value >= min && value <= max)
+		return 0;
+	snprintf(err, err_len, "--%s: '%s' is out of range [%" PRIu64 ", %" PRIu64 "]%s", option, text, min, max,
+		 unit);
+	return -1;
+}
+
 int param_size(const char *option, const char *value, uint64_t min, uint64_t max,
 	       uint64_t *out, char *err, size_t err_len)
 {
 	char why[160];
 
-	if (parse_size(value, out, why, sizeof(why)) < 0) {
+	/* min 0: "0" is a value (it means "derive it", as --stride 0). */
+	if ((min ? parse_size(value, out, why, sizeof(why)) : parse_size_or_zero(value, out, why, sizeof(why))) < 0) {
 		snprintf(err, err_len, "--%s: %s", option, why);
 		return -1;
 	}
-	if (*out < min || *out > max) {
-		snprintf(err, err_len, "--%s: '%s' is out of range [%" PRIu64 ", %" PRIu64 "] bytes",
-			 option, value, min, max);
-		return -1;
-	}
-	return 0;
+	return param_range(option, value, *out, min, max, " bytes", err, err_len);
 }
 
 int param_uint(const char *option, const char *value, uint64_t min, uint64_t max,
@@ -35,12 +41,7 @@ int param_uint(const char *option, const char *value, uint64_t min, uint64_t max
 		snprintf(err, err_len, "--%s: %s", option, why);
 		return -1;
 	}
-	if (*out < min || *out > max) {
-		snprintf(err, err_len, "--%s: '%s' is out of range [%" PRIu64 ", %" PRIu64 "]",
-			 option, value, min, max);
-		return -1;
-	}
-	return 0;
+	return param_range(option, value, *out, min, max, "", err, err_len);
 }
 
 int param_double_open(const char *option, const char *value, double lo, double hi,

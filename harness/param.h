@@ -2,8 +2,9 @@
  * --block-size 8K, --distribution zipf).
  *
  * Each parser names the option and the bad value in err[] and returns -1;
- * 0 on success. Used the same way by validate() in the parent and by run()
- * in the workers, so the two can never disagree.
+ * 0 on success. The harness parses a workload's typed params with them
+ * (workload_prepare()); a workload's prepare() checks what depends on
+ * other params with param_range().
  */
 #ifndef MSHARE_BENCH_PARAM_H
 #define MSHARE_BENCH_PARAM_H
@@ -14,6 +15,9 @@
 /* A size with K/M/G/T suffix, within [min, max]. */
 int param_size(const char *option, const char *value, uint64_t min, uint64_t max,
 	       uint64_t *out, char *err, size_t err_len);
+/* value (given as text) within [min, max]; unit: " bytes" or "". */
+int param_range(const char *option, const char *text, uint64_t value, uint64_t min, uint64_t max,
+		const char *unit, char *err, size_t err_len);
 /* A plain unsigned integer within [min, max]. */
 int param_uint(const char *option, const char *value, uint64_t min, uint64_t max,
 	       uint64_t *out, char *err, size_t err_len);
