@@ -8,8 +8,8 @@ height = 640
 load common
 set logscale y 10
 set format y "%.0s %cs"
-set key at screen 0.83, screen 0.85 left top vertical Left reverse noenhanced
-set multiplot layout 1,3 margins 0.06, 0.82, 0.11, 0.86 spacing 0.05 title "Connection cost vs workers (connect-storm), by phase: p50 solid, p99 dashed\n{/*0.85 ".subtitle."}"
+set key at screen 0.755, screen 0.85 left top vertical Left reverse noenhanced
+set multiplot layout 1,3 margins 0.06, 0.74, 0.11, 0.86 spacing 0.05 title "Connection cost vs workers (connect-storm), by phase: p50 solid, p99 dashed\n{/*0.85 ".subtitle."}"
 phase_title(k) = word("attach|first touch of the working set|detach", k)
 do for [k=1:3] {
 	ph = word("attach touch detach", k)
