@@ -1,0 +1,122 @@
+import json
+import re
+import os
+import subprocess
+import tempfile
+
+import tap
+
+t = tap.Tap()
+TOOL = os.path.join(tap.ROOT, "bench", "pg-sweep")
+
+
+def run(*args):
+    return subprocess.run([TOOL] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+
+
+SPEC = """name = pgt
+modes = 4k, mshare-dax
+connections = 10, 20
+shared_buffers = 64MB
+scale = 2
+duration = 10
+vm-args = --mem 2G
+"""
+
+PGBENCH = """pgbench: pgbench (15.18 (Debian 15.18-0+deb12u1))
+pgbench: number of transactions actually processed: 5000
+pgbench: latency average = 20.000 ms
+pgbench: initial connection time = 400.000 ms
+pgbench: tps = 500.000000 (without initial connection time)
+"""
+
+
+def facts(mode, n, **over):
+    f = {"mode": mode, "connections": n, "shared_buffers": "64MB", "scale": 2, "duration_s": 10,
+         "segment_bytes": 75, "segment_line": "", "mem_total_kb": 2000000, "pagetables_before_kb": 1000,
+         "connected_after_s": 2, "backends_connected": n, "backends_measured": n, "pagetables_end_kb": 3048,
+         "vmpte_sum_kb": 2000, "minflt_delta": 9000, "rss_shmem_sum_kb": 81920, "rss_anon_sum_kb": 1000,
+         "vmpte_min_kb": 96, "vmpte_max_kb": 104, "mem_available_kb_end": 1000000, "commits_delta": 4500,
+         "pgbench_still_running": "yes", "pgbench_rc": 0, "latency_samples": 5000, "latency_p50_us": 9000,
+         "latency_p99_us": 150000, "latency_max_us": 400000, "latency_mean_us": 19000}
+    f.update(over)
+    return "".join("%s=%s\n" % kv for kv in f.items()) + PGBENCH
+
+
+with tempfile.TemporaryDirectory() as d:
+    spec = os.path.join(d, "pgt.sweep")
+    open(spec, "w").write(SPEC)
+    r = run(spec, "--dry-run")
+    t.ok(r.returncode == 0 and r.stdout.split() == [
+        "guest-4k-c10-s64MB-pgbench-select", "guest-4k-c20-s64MB-pgbench-select",
+        "guest-mshare-dax-c10-s64MB-pgbench-select", "guest-mshare-dax-c20-s64MB-pgbench-select"],
+        "--dry-run lists one point per mode and connection count", r.stdout + r.stderr)
+    for bad, want in [("modes = 4k, 8k", "pgt.sweep:1: mode '8k'"),
+                      ("connections = 10, x", "connection count 'x'"),
+                      ("shared_buffers = 64", "shared_buffers '64'"),
+                      ("duration = 2", "duration '2'"),
+                      ("colour = red", "unknown key 'colour'")]:
+        key = bad.split(" =")[0]
+        lines = [bad if l.startswith(key + " ") else l for l in SPEC.splitlines()]
+        if not any(l == bad for l in lines):
+            lines = [bad] + lines
+        # The bad line first, so the message names line 1.
+        lines = [bad] + [l for l in lines if l != bad and not l.startswith(key + " ")]
+        open(spec, "w").write("\n".join(lines) + "\n")
+        r = run(spec, "--dry-run", "--results", d)
+        t.ok(r.returncode == 2 and want in r.stderr and "pgt.sweep:1" in r.stderr and not r.stdout,
+             "refused, naming line and value: %s" % bad, r.stderr)
+    open(spec, "w").write(SPEC + "duration = 20\n")
+    r = run(spec, "--dry-run")
+    t.ok(r.returncode == 2 and "duration set twice" in r.stderr, "a key set twice is refused", r.stderr)
+    open(spec, "w").write(SPEC)
+
+    boot = os.path.join(d, "boot")
+    os.makedirs(os.path.join(boot, "pg"))
+    open(os.path.join(boot, "vm-env.txt"), "w").write(
+        "kernel=6.1.192\nkernel_version=#1 SMP mshare-bench-28patches\ncpus=2\nmem_total_kb=2000000\nmshare_size=549755813888\n")
+    open(os.path.join(boot, "pg", "4k-c10.facts"), "w").write(facts("4k", 10))
+    open(os.path.join(boot, "pg", "4k-c20.facts"), "w").write(facts("4k", 20, backends_measured=12))
+    open(os.path.join(boot, "pg", "mshare-dax-c10.facts"), "w").write(facts("mshare-dax", 10, vmpte_sum_kb=1000))
+    results = os.path.join(d, "results")
+    r = run(spec, "--facts", boot, "--results", results)
+    rundir = r.stdout.strip()
+    t.ok(r.returncode == 1 and os.path.isdir(rundir), "--facts: a run directory; exit 1 as points are missing", r.stderr)
+    failed = open(os.path.join(rundir, "failed.txt")).read() if os.path.isdir(rundir) else ""
+    t.ok("guest-4k-c20-s64MB-pgbench-select: measured 12 of 20 backends" in failed and
+         "guest-mshare-dax-c20-s64MB-pgbench-select: no facts" in failed,
+         "a point measured with fewer backends than asked, and one never reached, are listed, not recorded", failed)
+    recs = sorted(os.listdir(os.path.join(rundir, "records"))) if os.path.isdir(rundir) else []
+    t.ok(recs == ["guest-4k-c10-s64MB-pgbench-select.r1.json", "guest-mshare-dax-c10-s64MB-pgbench-select.r1.json"],
+         "records for the complete points only", recs)
+    rec = json.load(open(os.path.join(rundir, "records", recs[0]))) if recs else {}
+    res = rec.get("results", {})
+    t.ok(rec.get("config", {}).get("backend") == "4k" and rec["config"]["workload"] == "pgbench-select" and
+         rec["config"]["workers"] == 10 and rec["config"]["size_bytes"] == 75 << 20 and
+         rec["environment"]["platform"] == "guest", "config and environment: backend = mode, workload, N, segment size, guest",
+         json.dumps(rec.get("config")))
+    pt = res.get("pagetables", {})
+    t.ok(pt.get("meminfo_delta_bytes") == 2048 * 1024 and pt.get("vmpte_sum_bytes") == 2000 * 1024 and
+         pt.get("vmpte_per_worker_bytes") == 2000 * 1024 // 10,
+         "page tables: PageTables delta, sum of VmPTE and per backend from the facts", json.dumps(pt))
+    t.ok(res.get("faults", {}).get("minflt_per_transaction") == 2.0 and res["workload"]["ops_per_s"] == 500.0 and
+         res["workload"]["op_latency_ns"]["p99"] == 150000 * 1000 and res["time_s"]["connect_all"] == 0.4 and
+         res["time_s"]["attach"] == 0.04, "minor faults per transaction, TPS, p99, connection set-up", json.dumps(res.get("faults")))
+    summary = open(os.path.join(rundir, "summary.txt")).read() if os.path.isdir(rundir) else ""
+    t.ok("MODELLED" in summary and re.search(r"^4k +10 +0\.40 s +500 +19\.00 ms +150\.0 ms +2 MiB", summary, re.M) and
+         re.search(r"^4k +20 +\(no record\)", summary, re.M),
+         "summary.txt: the table, the planner's 4k figures marked MODELLED", summary[-1500:])
+    for tool in (["bench/compare", rundir, rundir], ["bench/side-by-side", rundir]):
+        r = subprocess.run(tool, cwd=tap.ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+        t.ok(r.returncode == 0 and "pgbench-select" in r.stdout,
+             "%s runs on the run directory" % tool[0], r.stdout[-800:] + r.stderr)
+    if os.path.exists(tap.HARNESS):
+        r = subprocess.run([tap.HARNESS, "plan", "--calibrate", rundir], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=60)
+        t.ok(r.returncode == 2 and "2 record(s), 2 skipped" in r.stdout and
+             "workload 'pgbench-select': the part of the region it touches is not modelled" in r.stdout,
+             "plan --calibrate reads the records and says why it does not model them (exit %d)" % r.returncode,
+             r.stdout[-800:] + r.stderr)
+    else:
+        t.skip("plan --calibrate on the run directory", "build/mshare-bench not built")
+t.done()
