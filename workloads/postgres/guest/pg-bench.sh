@@ -9,7 +9,7 @@
 #     T = DURATION + N/4 + 10 s (its -T clock includes connecting);
 #   - when all N are connected: the backends' minor faults and the
 #     database's commits (pg_stat_database.xact_commit);
-#   - two thirds into pgbench's -T, all N connected: PageTables, every backend's
+#   - halfway through the rest of pgbench's -T, all N connected: PageTables, every backend's
 #     VmPTE, minflt and RssShmem, commits again;
 #   - pgbench's TPS, latency average and initial connection time; p99 from
 #     its per-transaction log.
@@ -35,6 +35,8 @@ status_minmax() { k=$1; shift; [ $# -gt 0 ] || return; cat $(files status "$@") 
 # minflt is field 10 of /proc/PID/stat (the comm, "postgres", has no space).
 # shellcheck disable=SC2046
 minflt_sum() { [ $# -gt 0 ] || { echo 0; return; }; cat $(files stat "$@") 2>/dev/null | awk '{s += $10} END {print s + 0}'; }
+# TLB shootdown interrupts received, all CPUs (/proc/interrupts "TLB").
+tlb_shootdowns() { awk '$1 == "TLB:" {for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i} END {print s + 0}' /proc/interrupts; }
 commits() { psqlc -c "SELECT sum(xact_commit) FROM pg_stat_database"; }
 # The client backends of the server: children of the postmaster whose
 # process title is "postgres: postgres postgres [local] ..." (from /proc,
@@ -102,10 +104,11 @@ for mode in $(echo "$modes" | tr ',' ' '); do
 		fact connected_after_s $((tc - ts))
 		fact backends_connected "$(echo $pids | wc -w)"
 		# shellcheck disable=SC2086
-		m0=$(minflt_sum $pids); x0=$(commits)
-		# Two thirds into what is left of pgbench's -T once all are connected.
+		m0=$(minflt_sum $pids); tlb0=$(tlb_shootdowns); x0=$(commits)
+		# Halfway through what is left of pgbench's -T once all are connected
+		# (a slow guest needs the margin: the sample itself takes seconds).
 		left=$((T - (tc - ts)))
-		while [ $(($(date +%s) - tc)) -lt $((left * 2 / 3)) ] && kill -0 $bpid 2>/dev/null; do sleep 1; done
+		while [ $(($(date +%s) - tc)) -lt $((left / 2)) ] && kill -0 $bpid 2>/dev/null; do sleep 1; done
 		pids=$(backend_pids)
 		fact sampled_after_s $(($(date +%s) - tc))
 		# shellcheck disable=SC2086
@@ -115,6 +118,7 @@ for mode in $(echo "$modes" | tr ',' ' '); do
 			fact pagetables_end_kb "$(meminfo_kb PageTables)"
 			fact vmpte_sum_kb "$(status_sum VmPTE $pids)"
 			fact minflt_delta $(($(minflt_sum $pids) - m0))
+			fact tlb_shootdowns_delta $(($(tlb_shootdowns) - tlb0))
 			fact rss_shmem_sum_kb "$(status_sum RssShmem $pids)"
 			fact rss_anon_sum_kb "$(status_sum RssAnon $pids)"
 			set -- $(status_minmax VmPTE $pids)
