@@ -6,11 +6,12 @@
 # system one (all workers attached, region untouched -> all parked); they
 # sum to it. Under QEMU TCG where pages land is real, remote latency is not.
 if (!exists("width")) width = 1400
+if (!exists("height")) height = 860
 load common
 set multiplot layout 1,2 title "Page tables per NUMA node\n{/*0.85 ".subtitle."}"
 eval set_bytes_axis
 set ylabel "page-table memory on the node (bytes, log scale)"
-set title "PageTables growth per node (node 0 solid, node 1 dashed)"
+set title "PageTables growth per node (node 0 solid, node 1 dashed;\nan even split draws node 1 under node 0)"
 plot for [i=1:n] file_of(i) using "workers":(column("pt_node0_med") > 0 ? column("pt_node0_med") : 1/0) \
 	with linespoints lc rgb color_of(i) dt 1 lw 2 pt 7 ps 0.8 title title_of(i)." - node 0", \
      for [i=1:n] file_of(i) using "workers":(column("pt_node1_med") > 0 ? column("pt_node1_med") : 1/0) \
