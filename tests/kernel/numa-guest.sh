@@ -6,7 +6,9 @@
 # sum to the system-wide PageTables delta (the check `make test` makes of the
 # per-node view); private MAP_SHARED 4 KiB page tables follow their workers
 # (all on node 1 with --cpus 1; none on node 1 with --mem-policy bind:0);
-# the DAX file's device is recorded on node 1. What it measures (where
+# the DAX file's device is recorded on node 1; mshare's one shared set goes
+# where its faulting workers allocate (node 0 with --cpus compact, node 1
+# with --mem-policy bind:1). What it measures (where
 # mshare's one set of page tables lands, the MAP_SHARED split with spread
 # workers) is printed as TAP comments, not asserted: the kernel decides.
 # Fails when the guest cannot run; skips only with MSHARE_SKIP_GUEST=1.
@@ -30,6 +32,8 @@ mshare-bench run --backend mshare --workers 100 --cpus spread --mem-policy local
 mshare-bench run --backend file --path /mnt/pmem --workers 100 --cpus spread --mem-policy local $c --out /out/dax4k.json &&
 mshare-bench run --backend file --path /mnt/pmem --workers 20 --cpus 1 $c --out /out/dax4k-cpu1.json &&
 mshare-bench run --backend file --path /mnt/pmem --workers 20 --cpus spread --mem-policy bind:0 $c --out /out/dax4k-bind0.json &&
+mshare-bench run --backend mshare --workers 20 --cpus compact $c --out /out/mshare-compact.json &&
+mshare-bench run --backend mshare --workers 20 --cpus spread --mem-policy bind:1 $c --out /out/mshare-bind1.json &&
 { mshare-bench run --backend shm --workers 2 --size 4M --workload touch --cpus 2 --out /out/never.json 2>/out/cpu2.err; echo \$? >/out/cpu2.rc; }
 " >"$out.vm.log" 2>&1
 rc=$?
@@ -57,7 +61,8 @@ def per_node(r):
     return [x["delta_bytes"] for x in r["results"]["pagetables"]["nodes"]]
 
 check("the guest has two NUMA nodes", len(open(os.path.join(out, "nodes.txt")).read().split()) == 2)
-for name in ("mshare.json", "dax4k.json", "dax4k-cpu1.json", "dax4k-bind0.json"):
+for name in ("mshare.json", "dax4k.json", "dax4k-cpu1.json", "dax4k-bind0.json", "mshare-compact.json",
+             "mshare-bind1.json"):
     r = rec(name)
     p = r["results"]["pagetables"]
     check(f"{name}: two nodes in the record, read consistently", len(p["nodes"]) == 2 and p["nodes_consistent"])
@@ -81,6 +86,11 @@ check(f"--cpus 1: all 20 workers on node 1, their page tables too (node deltas {
 check(f"--cpus spread --mem-policy bind:0: page tables on node 0 only (node deltas {per_node(b0)})",
       b0["results"]["numa"]["workers_per_node"] == [10, 10] and per_node(b0)[0] >= 20 * 33 * 4096 and
       per_node(b0)[1] < per_node(b0)[0] / 10)
+mc, mb = rec("mshare-compact.json"), rec("mshare-bind1.json")
+check(f"mshare, --cpus compact: all 20 workers on node 0, the one shared set (33 pages) too (node deltas {per_node(mc)})",
+      mc["results"]["numa"]["workers_per_node"] == [20, 0] and per_node(mc)[0] >= 33 * 4096 and per_node(mc)[1] == 0)
+check(f"mshare, --cpus spread --mem-policy bind:1: the shared set on node 1 only (node deltas {per_node(mb)})",
+      mb["results"]["numa"]["workers_per_node"] == [10, 10] and per_node(mb)[1] >= 33 * 4096 and per_node(mb)[0] == 0)
 err = open(os.path.join(out, "cpu2.err")).read().strip()
 check(f"--cpus 2 on a 2-vCPU guest refused before anything forks: {err!r}",
       open(os.path.join(out, "cpu2.rc")).read().strip() == "2" and "CPU 2" in err and
