@@ -1373,4 +1373,71 @@ TEST_F_TIMEOUT(attack, last_mmput_in_a_reader_leaves_the_readers_entries, 240)
 		SKIP(return, "the victim never died during the reader's read");
 }
 
+/* ---- 14. set_mempolicy_home_node() over a shared VMA ----
+ * Like mbind(), it changes a VMA's policy through mbind_range(), which
+ * merges and splits in vma->vm_mm: for a shared VMA the host mm, whose
+ * lock nobody holds.  The donor's VMA keeps the policy it had before
+ * mshare(), so the donor reaches that path; it is EINVAL, as mbind(). */
+
+#ifndef SYS_set_mempolicy_home_node
+#define SYS_set_mempolicy_home_node 450
+#endif
+
+static long home_node0(unsigned long start, unsigned long len)
+{
+	return syscall(SYS_set_mempolicy_home_node, start, len, 0UL, 0UL);
+}
+
+static int sharer_sets_home_node(void *arg)
+{
+	const char *name = arg;
+	struct mshare_info info;
+	int rc = attach(name, O_RDWR, &info);
+
+	if (rc)
+		return rc;
+	errno = 0;
+	if (home_node0(info.start, 16 * PAGE) != -1 || errno != EINVAL) {
+		TH_LOG("sharer: set_mempolicy_home_node over the region: %s, want EINVAL",
+		       errno ? strerror(errno) : "succeeded");
+		return 20;
+	}
+	if (*(volatile char *)info.start != 'D')
+		return 21;
+	*(volatile char *)(info.start + PAGE) = 'S';
+	return 0;
+}
+
+TEST_F(attack, set_mempolicy_home_node_over_region_is_einval)
+{
+	char *p = map_shared_anon(self->addr, 16 * PAGE, PROT_READ | PROT_WRITE);
+	char *q;
+	int status;
+
+	ASSERT_NE(p, MAP_FAILED);
+	if (mbind_node0(p, 16 * PAGE, MPOL_BIND) != 0 && errno == ENOSYS)
+		SKIP(return, "no NUMA policy support (mbind: ENOSYS)");
+	/* The syscall itself works on an ordinary MPOL_BIND mapping. */
+	q = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(q, MAP_FAILED);
+	ASSERT_SYS(mbind_node0(q, 4 * PAGE, MPOL_BIND));
+	if (home_node0((unsigned long)q, 4 * PAGE) != 0 && errno == ENOSYS)
+		SKIP(return, "no set_mempolicy_home_node (ENOSYS)");
+	ASSERT_SYS(home_node0((unsigned long)q, 4 * PAGE));
+	munmap(q, 4 * PAGE);
+
+	memset(p, 'D', 16 * PAGE);
+	create_region(self, O_RDWR, 0600);
+	/* The donor's VMA, which has an MPOL_BIND policy: whole and part. */
+	EXPECT_ERRNO(home_node0(self->addr, 16 * PAGE), EINVAL);
+	EXPECT_ERRNO(home_node0(self->addr + PAGE, 2 * PAGE), EINVAL);
+	EXPECT_EQ(p[0], 'D');
+	status = run_child(sharer_sets_home_node, self->name, 0);
+	mt_log_status("sharer", status);
+	EXPECT_EQ(exit_code(status), 0);
+	EXPECT_EQ(p[PAGE], 'S');
+	ASSERT_SYS(mshare_unlink(self->name));
+	self->created = 0;
+}
+
 TEST_HARNESS_MAIN
