@@ -26,6 +26,14 @@
 #              MSHARE_KERNEL_FLAVOUR  normal or debug (--debug wins)
 #              (make kernel DEBUG=1 or FLAVOUR=debug sets it)
 #              MSHARE_KERNEL_PROGRESS  seconds between progress lines (default 30)
+# >>> mshare-2025
+# Opt-in third flavour (issue 17): the 2025 mshare series on linux-source-6.12
+#   mshare-2025  config/mshare-2025.config, patches-2025/ -> build/kernel-2025/bzImage,
+#                $CACHE/tree-2025 (its own pristine source in $CACHE/pristine-2025)
+#   (make kernel FLAVOUR=mshare-2025 or make kernel-2025)
+# The cache key of the normal and debug flavours hashes this script without the
+# lines between the mshare-2025 markers, so adding this flavour changed neither.
+# <<< mshare-2025
 set -euo pipefail
 
 die() { echo "kernel/build.sh: error: $*" >&2; exit 1; }
@@ -55,6 +63,14 @@ for arg in "$@"; do
 	esac
 done
 case "${flavour:-normal}" in
+# >>> mshare-2025
+mshare-2025)
+	OUT=$REPO/build/kernel-2025
+	FRAGMENTS=("$KERNEL_DIR/config/mshare-2025.config")
+	TARBALL=/usr/src/linux-source-6.12.tar.xz SRC_PKG=linux-source-6.12 TOPDIR=linux-source-6.12
+	PATCHES=$KERNEL_DIR/patches-2025 SERIES=$KERNEL_DIR/patches-2025/series
+	TREE_BASE=$CACHE/tree-2025 LOCK=$CACHE/lock-2025 STAGE=$CACHE/stage-2025 tag=-2025 ;;
+# <<< mshare-2025
 normal)
 	flavour=normal
 	OUT=$REPO/build/kernel
@@ -106,12 +122,27 @@ fi
 
 # ---- cache key ----
 src_version=$(dpkg-query -W -f='${Version}' $SRC_PKG)
+# >>> mshare-2025
+# normal and debug: hash this script as it is without the mshare-2025 blocks
+# ($0 is what the key line below hashes).
+if [[ $flavour != mshare-2025 ]]; then
+	script_for_key=$(mktemp)
+	sed '/^# >>> mshare-2025$/,/^# <<< mshare-2025$/d' "$0" >"$script_for_key"
+	BASH_ARGV0=$script_for_key
+fi
+# <<< mshare-2025
 key=$( {
 	echo "source $SRC_PKG $src_version $(stat -c %s "$TARBALL")"
 	sha256sum "${FRAGMENTS[@]}" "$0" | cut -d' ' -f1
 	for p in "${series[@]}"; do echo "$p"; sha256sum <"$PATCHES/$p"; done
 } | sha256sum | cut -c1-16)
 
+# >>> mshare-2025
+if [[ $flavour != mshare-2025 ]]; then
+	BASH_ARGV0=$KERNEL_DIR/build.sh
+	rm -f "$script_for_key"
+fi
+# <<< mshare-2025
 IMAGES=$CACHE/images
 publish() {
 	mkdir -p "$OUT"
@@ -160,6 +191,16 @@ unpack() {   # unpack <dir>
 	echo "$src_version" >"$dir.tmp/$TOPDIR/.mshare-source-version"
 	mv "$dir.tmp" "$dir"
 }
+# >>> mshare-2025
+# 6.12 has its own pristine tree: unpack() of $CACHE/pristine would remove 6.1's.
+if [[ $flavour == mshare-2025 ]]; then
+	PRISTINE=$CACHE/pristine-2025/$TOPDIR
+	(
+		flock 8
+		[[ "$(cat "$PRISTINE/.mshare-source-version" 2>/dev/null)" == "$src_version" ]] || unpack "$CACHE/pristine-2025"
+	) 8>"$CACHE/pristine-2025.lock"
+fi
+# <<< mshare-2025
 # The pristine tree is shared by both flavours: its own lock, held briefly.
 (
 	flock 8

@@ -3,16 +3,24 @@
 #   make kernel DEBUG=1  the debug flavour (KASAN, lockdep, DEBUG_VM, SLUB debug,
 #                        PAGE_TABLE_CHECK, hung tasks); leaves build/kernel-debug/bzImage
 #                        (FLAVOUR=debug and `make kernel-debug` do the same)
+#   make kernel FLAVOUR=mshare-2025 (or make kernel-2025)
+#                        opt-in: the 2025 mshare series on linux-source-6.12
+#                        (kernel/patches-2025, config/mshare-2025.config);
+#                        leaves build/kernel-2025/bzImage; not built by make test
 #   make kernel-clean    remove build/kernel and build/kernel-debug (the shared
 #                        cache stays; kernel/build.sh --purge drops it)
 KERNEL_FLAVOUR := $(if $(filter 1 yes y,$(DEBUG)),debug,$(if $(FLAVOUR),$(FLAVOUR),normal))
-.PHONY: kernel kernel-debug kernel-clean
+.PHONY: kernel kernel-debug kernel-2025 kernel-clean
 kernel:
 	@MSHARE_KERNEL_FLAVOUR=$(KERNEL_FLAVOUR) kernel/build.sh
 
 kernel-debug:
 	@kernel/build.sh --debug
 
+kernel-2025:
+	@MSHARE_KERNEL_FLAVOUR=mshare-2025 kernel/build.sh
+
 kernel-clean:
 	@kernel/build.sh --clean
 	@kernel/build.sh --debug --clean
+	@MSHARE_KERNEL_FLAVOUR=mshare-2025 kernel/build.sh --clean
