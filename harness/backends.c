@@ -10,6 +10,7 @@ extern const struct backend_ops backend_hugetlb_2m;
 extern const struct backend_ops backend_hugetlb_1g;
 extern const struct backend_ops backend_mshare;
 extern const struct backend_ops backend_mshare_anon;
+extern const struct backend_ops backend_mshare2025;
 
 const struct backend_ops *const backend_table[] = {
 	&backend_shm,
@@ -19,6 +20,7 @@ const struct backend_ops *const backend_table[] = {
 	&backend_hugetlb_1g,
 	&backend_mshare,
 	&backend_mshare_anon,
+	&backend_mshare2025,
 	NULL,
 };
 
