@@ -20,9 +20,13 @@ INITRAMFS      := $(VM_DIR)/initramfs.cpio
 GUEST_CFLAGS   := -O2 -g $(CSTD) $(WARN) -static -Ikernel/include -Itests/kernel
 KTEST_SRCS     := $(wildcard tests/kernel/test-*.c)
 KTEST_BINS     := $(KTEST_SRCS:tests/kernel/%.c=$(GUEST_DIR)/tests/kernel/%)
+# Conformance of the 2025 series (the mshare-2025 flavour): their own guest
+# directory, so the 2022 kernel's conformance run never starts them.
+KTEST25_SRCS   := $(wildcard tests/kernel-2025/test-*.c)
+KTEST25_BINS   := $(KTEST25_SRCS:tests/kernel-2025/%.c=$(GUEST_DIR)/tests/kernel-2025/%)
 KTEST_HDRS     := $(wildcard tests/kernel/*.h) $(wildcard kernel/include/*.h)
 GUEST_TOOLS    := $(GUEST_DIR)/bin/statx-dax $(GUEST_DIR)/bin/vm-smoke $(GUEST_DIR)/bin/fuzz-mshare
-GUEST_FILES    := $(KTEST_BINS) $(GUEST_TOOLS)
+GUEST_FILES    := $(KTEST_BINS) $(KTEST25_BINS) $(GUEST_TOOLS)
 # The benchmark binary goes in as `make` last built it (make vm does not
 # rebuild it: a half-edited harness must not stop the VM from booting); a
 # stamp holding its mtime and size triggers a new initramfs when it changes.
@@ -38,6 +42,10 @@ FORCE:
 guest-tests: $(GUEST_FILES)
 
 $(GUEST_DIR)/tests/kernel/%: tests/kernel/%.c $(KTEST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+$(GUEST_DIR)/tests/kernel-2025/%: tests/kernel-2025/%.c $(KTEST_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 

@@ -11,6 +11,9 @@
 #                                   build/kernel/bzImage; tests/kernel/debug-kernel.sh
 #                                   passes the debug flavour, build/kernel-debug/bzImage)
 #              KERNEL_TEST_OUT      results directory prefix (default build/vm/conformance)
+#              KERNEL_TEST_DIR      guest directory of the test binaries (default
+#                                   /guest/tests/kernel; tests/kernel-2025/conformance.sh
+#                                   passes /guest/tests/kernel-2025)
 #              KERNEL_TEST_GUEST_ENV  NAME=VALUE words exported to the test
 #                                   binaries in the guest (e.g. KT_SHARERS=20 KT_SHARED_MB=256)
 set -u
@@ -55,7 +58,7 @@ for kv in ${KERNEL_TEST_GUEST_ENV:-}; do
 done
 # In the guest: every test binary, its TAP output kept in /out for the relay.
 guest_cmd=$guest_env'rc=0
-for t in /guest/tests/kernel/test-*; do
+for t in '"${KERNEL_TEST_DIR:-/guest/tests/kernel}"'/test-*; do
 	echo "# binary ${t##*/}" >>/out/kernel-tests.tap
 	"$t" '"${filter:+\"$filter\"}"' >>/out/kernel-tests.tap 2>&1 || rc=1
 	tail -n 1 /out/kernel-tests.tap | sed "s|^|# ${t##*/}: |"
