@@ -13,8 +13,9 @@
 #   their region page tables (growth of their VmPTE from before the reads to
 #   after) is at most 1% of the same run in `4k` mode; a row written through
 #   one connection is read through another; after shutdown (pg_ctl -m fast,
-#   i.e. SIGINT) no msharefs entry and no backing file is left, nor after the
-#   postmaster is SIGKILLed.
+#   i.e. SIGINT) no msharefs entry and no backing file is left; a backend
+#   SIGKILLed makes the postmaster's crash restart replace the region; after
+#   the postmaster is SIGKILLed nothing is left either.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
@@ -170,6 +171,11 @@ t(pt4 >= 20 * 64, f"4k: the 20 connections built {pt4} KiB of region page tables
 t(0 <= ptm <= pt4 / 100, f"mshare-dax: the 20 connections' region page tables {ptm} KiB <= 1% of 4k's {pt4} KiB")
 left = f.get("mshare-dax.left_after_stop", "x")
 t(left.strip(" |") == "", f"mshare-dax: after shutdown no msharefs entry and no backing file ({left!r})")
+rb, ra = f.get("restart.msharefs_before", "").split(), f.get("restart.msharefs_after", "").split()
+t(len(rb) == 1 and rb[0].endswith("-0") and len(ra) == 1 and ra[0] == rb[0][:-2] + "-1" and
+  f.get("restart.query") == "2" and f.get("restart.backing_files", "x").strip() == "",
+  f"a backend SIGKILLed: the crash restart unlinks region {rb} and maps a new one {ra}, the server answers "
+  f"({f.get('restart.query')!r} rows), no backing file ({f.get('restart.backing_files')!r})")
 t(f.get("crash.msharefs_before", "").startswith("pg-mshare-") and f.get("crash.left_after_kill", "x").strip(" |") == "",
   f"postmaster SIGKILLed: region {f.get('crash.msharefs_before')!r} removed once its processes are gone, no backing file ({f.get('crash.left_after_kill')!r})")
 for ok, what in res:

@@ -12,8 +12,9 @@
 #    again; a row written through one connection is read through another;
 #    stop (pg_ctl -m fast: SIGINT) and list what is left in /sys/fs/mshare
 #    and the backing-file directory;
-# 3. mshare-dax again, the postmaster SIGKILLed: what is left once its
-#    children are gone.
+# 3. mshare-dax again: a backend SIGKILLed (the postmaster's crash restart
+#    replaces the region with a new one), then the postmaster SIGKILLed:
+#    what is left once its children are gone.
 . /guest/pg/pg-common.sh
 READERS=${1:-20}
 out=/out/pgtest
@@ -140,6 +141,26 @@ run_mode mshare-dax
 # The postmaster killed outright: the reaper removes the region once every
 # process of the server is gone.
 if pg_start mshare-dax 64MB 40; then
+	i=0
+	while [ $i -lt 3 ]; do
+		PGAPPNAME=victim psqlc -c "SELECT pg_sleep(3600)" >/dev/null 2>&1 &
+		i=$((i + 1))
+	done
+	wait_for "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'victim'" 3 300
+	# A backend SIGKILLed: the postmaster resets shared memory (unmaps the
+	# segment, i.e. unlinks the region, and maps a new one after its
+	# children are gone): the new region replaces the old.
+	fact restart.msharefs_before "$(ls -A /sys/fs/mshare | tr '\n' ' ')"
+	victim=$(psqlc -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'victim' LIMIT 1")
+	kill -9 "$victim"
+	wait
+	i=0
+	until psqlc -c "SELECT 1" >/dev/null 2>&1 && grep -q "^pg-mshare\[$pg_pid\]: main shared memory: .* pg-mshare-$pg_pid-1 " "$pg_logfile"; do
+		i=$((i + 1)); [ $i -gt 240 ] && break; sleep 0.5
+	done
+	fact restart.query "$(psqlc -c "SELECT count(*) FROM kv" 2>&1)"
+	fact restart.msharefs_after "$(ls -A /sys/fs/mshare | tr '\n' ' ')"
+	fact restart.backing_files "$(ls -A "$PGSHM" | tr '\n' ' ')"
 	i=0
 	while [ $i -lt 3 ]; do
 		PGAPPNAME=victim psqlc -c "SELECT pg_sleep(3600)" >/dev/null 2>&1 &
