@@ -2,7 +2,10 @@
  *
  * One file per backend (harness/backend_<name>.c) defines one
  * `const struct backend_ops`; harness/backends.c lists them. Adding a
- * backend is that file plus one line in the list.
+ * backend is that file plus one line in the list: its facts below (page
+ * size, sharing, planner model, where the data lives) are all the rest of
+ * the suite knows of it (`run --help`, `backends --json`, which the Python
+ * tools read, the record's config.backend_facts, which calibration reads).
  *
  * Life cycle (the harness owns forking; a backend never forks workers):
  *   probe()    parent: can this backend run here? If not, why (for
@@ -77,6 +80,11 @@ struct backend_ops {
 	 * --addr must be multiples of it. 0 = base pages (4 KiB), which the
 	 * kernel may map larger with --page any. */
 	size_t page_bytes;
+	/* The capacity planner's page-table model of this backend (a mode
+	 * name of planner/pt_model.h: "hugetlb-2m", "hugetlb-1g", "mshare"),
+	 * or BACKEND_MODEL_BY_PAGE: 4k or dax-2m by the page size the run
+	 * obtained; NULL: no model (`plan --calibrate` skips its records). */
+	const char *planner_mode;
 	/* 0 if usable here; else -1 with a reason in why[]. */
 	int (*probe)(const struct region *r, char *why, size_t why_len);
 	/* 0 on success; else -1 with a message in err[]. */
@@ -86,8 +94,16 @@ struct backend_ops {
 	void (*teardown)(struct region *r);
 };
 
+#define BACKEND_MODEL_BY_PAGE "by-page"
+
 /* The table of backends, NULL-terminated, in harness/backends.c. */
 extern const struct backend_ops *const backend_table[];
 const struct backend_ops *backend_find(const char *name);
+
+struct json_writer;
+/* Write b's facts as the members of the current JSON object: name,
+ * description, fixed_page_bytes, page_tables_shared, planner_mode, data,
+ * default_path, path_required (harness/backends.c). */
+void backend_facts_json(struct json_writer *w, const struct backend_ops *b);
 
 #endif

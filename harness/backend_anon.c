@@ -46,6 +46,7 @@ static void anon_teardown(struct region *r)
 
 const struct backend_ops backend_anon = {
 	.name = "anon",
+	.planner_mode = BACKEND_MODEL_BY_PAGE,
 	.data = BACKEND_DATA_SHMEM,
 	.description = "MAP_SHARED|MAP_ANONYMOUS mapped by the parent before fork, inherited by workers",
 	.probe = anon_probe,

@@ -98,6 +98,7 @@ static int file_setup(struct region *r, char *err, size_t err_len)
 
 const struct backend_ops backend_file = {
 	.name = "file",
+	.planner_mode = BACKEND_MODEL_BY_PAGE,
 	.data = BACKEND_DATA_FILE,
 	.description = "MAP_SHARED of a file at --path FILE|DIR (ext4, xfs, DAX); DAX detected with statx",
 	.probe = file_probe,

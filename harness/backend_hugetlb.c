@@ -135,6 +135,7 @@ static void hugetlb_teardown(struct region *r)
 
 const struct backend_ops backend_hugetlb_2m = {
 	.name = "hugetlb-2m",
+	.planner_mode = "hugetlb-2m",
 	.data = BACKEND_DATA_HUGETLB,
 	.description = "hugetlbfs memfd with 2 MiB pages (pool raised for the run, given back after)",
 	.page_bytes = 2ul << 20,
@@ -147,6 +148,7 @@ const struct backend_ops backend_hugetlb_2m = {
 
 const struct backend_ops backend_hugetlb_1g = {
 	.name = "hugetlb-1g",
+	.planner_mode = "hugetlb-1g",
 	.data = BACKEND_DATA_HUGETLB,
 	.description = "hugetlbfs memfd with 1 GiB pages (pool raised for the run, given back after)",
 	.page_bytes = 1ul << 30,

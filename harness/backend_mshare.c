@@ -300,6 +300,7 @@ static void mshare_teardown(struct region *r)
 
 const struct backend_ops backend_mshare = {
 	.name = "mshare",
+	.planner_mode = "mshare",
 	.data = BACKEND_DATA_FILE,
 	.default_path = MSHARE_DEFAULT_DIR,
 	.description = "mshare()d region backed by a file in --path (default " MSHARE_DEFAULT_DIR

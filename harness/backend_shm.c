@@ -64,6 +64,7 @@ static int shm_setup(struct region *r, char *err, size_t err_len)
 
 const struct backend_ops backend_shm = {
 	.name = "shm",
+	.planner_mode = BACKEND_MODEL_BY_PAGE,
 	.data = BACKEND_DATA_FILE,
 	.default_path = SHM_DEFAULT_DIR,
 	.description = "MAP_SHARED of a file on tmpfs (default /dev/shm, or --path DIR)",

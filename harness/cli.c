@@ -91,8 +91,8 @@ void cli_usage(FILE *out)
 	run_options[RO_WORKLOAD].help = whelp;
 	fprintf(out,
 "usage: mshare-bench run --backend B --workers N --size S --workload W [options]\n"
-"       mshare-bench backends      list backends and whether each is usable here\n"
-"       mshare-bench workloads     list workloads and their options\n"
+"       mshare-bench backends [--json]   list backends and whether each is usable here\n"
+"       mshare-bench workloads [--json]  list workloads and their options\n"
 "       mshare-bench plan ...      capacity planner\n"
 "       mshare-bench selftest-bench fault-rate|fork-barrier [options]   harness overhead figures\n"
 "       mshare-bench cleanup       give back huge pages that killed runs left in the pool\n"

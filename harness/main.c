@@ -6,25 +6,92 @@
 #include "cli.h"
 #include "environment.h"
 #include "hugepool.h"
+#include "json.h"
 #include "mshare_detect.h"
+#include "opts.h"
 #include "plan.h"
 #include "run.h"
 #include "selftest_bench.h"
 #include "workload.h"
 
-static int list_backends(void)
+static const struct opt json_only[] = {
+	{ "json", NULL, "JSON: every fact of the table, for the tools", false },
+	{ NULL, NULL, NULL, false },
+};
+
+static int set_flag(void *data, int i, const struct opt *o, const char *v, char *err, size_t err_len)
+{
+	(void)i, (void)o, (void)v, (void)err, (void)err_len;
+	*(bool *)data = true;
+	return 0;
+}
+
+/* `backends` / `workloads` [--json]: 0 text, 1 JSON, -1 after --help, 2 bad usage. */
+static int listing_args(int argc, char **argv, const char *what)
+{
+	bool json = false;
+	char err[256];
+	int rc = opts_parse(json_only, NULL, argc, argv, set_flag, &json, err, sizeof(err));
+
+	if (rc == 1) {
+		printf("usage: mshare-bench %s [--json]\n", what);
+		opts_help(stdout, json_only, 19);
+		return -1;
+	}
+	if (rc) {
+		fprintf(stderr, "mshare-bench %s: %s\n", what, err);
+		return 2;
+	}
+	return json;
+}
+
+static int finish_json(struct json_writer *w)
+{
+	bool failed = json_failed(w);
+
+	json_free(w);
+	putchar('\n');
+	if (failed || fflush(stdout) != 0) {
+		fprintf(stderr, "mshare-bench: cannot write the JSON listing\n");
+		return 1;
+	}
+	return 0;
+}
+
+static int list_backends(int argc, char **argv)
 {
 	struct region r;
 	char why[256];
+	int mode = listing_args(argc, argv, "backends");
+	struct json_writer w;
 
-	printf("%-12s %-8s %s\n", "BACKEND", "USABLE", "DESCRIPTION / WHY NOT");
+	if (mode < 0 || mode == 2)
+		return mode < 0 ? 0 : 2;
+	if (mode) {
+		json_init(&w, stdout);
+		json_begin_array(&w, NULL);
+	} else {
+		printf("%-12s %-8s %s\n", "BACKEND", "USABLE", "DESCRIPTION / WHY NOT");
+	}
 	for (const struct backend_ops *const *b = backend_table; *b; b++) {
 		memset(&r, 0, sizeof(r));
 		r.backend_name = (*b)->name;
 		why[0] = '\0';
 		int ok = (*b)->probe(&r, why, sizeof(why)) == 0;
-		printf("%-12s %-8s %s%s%s\n", (*b)->name, ok ? "yes" : "no", (*b)->description,
-		       ok ? "" : ": ", ok ? "" : why);
+		if (mode) {
+			json_begin_object(&w, NULL);
+			backend_facts_json(&w, *b);
+			json_key_bool(&w, "usable", ok);
+			json_key_string(&w, "why_not", ok ? NULL : why);
+			json_end_object(&w);
+		} else {
+			printf("%-12s %-8s %s%s%s\n", (*b)->name, ok ? "yes" : "no", (*b)->description, ok ? "" : ": ",
+			       ok ? "" : why);
+		}
+	}
+	if (mode) {
+		json_end_array(&w);
+		return finish_json(&w);
 	}
 	if (!backend_find("mshare")) {
 		struct mshare_support ms;
@@ -36,13 +103,68 @@ static int list_backends(void)
 	return 0;
 }
 
-static int list_workloads(void)
+static int list_workloads(int argc, char **argv)
 {
-	for (const struct workload_ops *const *w = workload_table; *w; w++) {
-		printf("%-14s %s\n", (*w)->name, (*w)->description);
-		for (int p = 0; p < WORKLOAD_MAX_PARAMS && (*w)->params[p].name; p++)
-			printf("    --%-12s %s (default %s)\n", (*w)->params[p].name, (*w)->params[p].help,
-			       (*w)->params[p].default_value ? (*w)->params[p].default_value : "none");
+	static const char *const types[] = { [WP_UINT] = "uint", [WP_SIZE] = "size", [WP_REAL] = "real",
+					     [WP_CHOICE] = "choice" };
+	int mode = listing_args(argc, argv, "workloads");
+	struct json_writer w;
+
+	if (mode < 0 || mode == 2)
+		return mode < 0 ? 0 : 2;
+	if (mode) {
+		json_init(&w, stdout);
+		json_begin_array(&w, NULL);
+	}
+	for (const struct workload_ops *const *wl = workload_table; *wl; wl++) {
+		const struct workload_ops *o = *wl;
+		if (!mode) {
+			printf("%-14s %s\n", o->name, o->description);
+			for (int p = 0; p < WORKLOAD_MAX_PARAMS && o->params[p].name; p++)
+				printf("    --%-12s %s (default %s)\n", o->params[p].name, o->params[p].help,
+				       o->params[p].default_value ? o->params[p].default_value : "none");
+			continue;
+		}
+		json_begin_object(&w, NULL);
+		json_key_string(&w, "name", o->name);
+		json_key_string(&w, "description", o->description);
+		json_key_u64(&w, "touch_stride_bytes", o->touch_stride);
+		json_begin_array(&w, "params");
+		for (int p = 0; p < WORKLOAD_MAX_PARAMS && o->params[p].name; p++) {
+			const struct workload_param *d = &o->params[p];
+			json_begin_object(&w, NULL);
+			json_key_string(&w, "name", d->name);
+			json_key_string(&w, "type", types[d->type]);
+			json_key_string(&w, "default", d->default_value);
+			json_key_string(&w, "help", d->help);
+			if (d->type == WP_UINT || d->type == WP_SIZE) {
+				json_key_u64(&w, "min", d->min);
+				json_key_u64(&w, "max", d->max);
+			} else if (d->type == WP_REAL) {
+				json_key_double(&w, "above", d->lo);
+				json_key_double(&w, "below", d->hi);
+			} else {
+				json_begin_array(&w, "choices");
+				for (int c = 0; d->choices[c]; c++)
+					json_key_string(&w, NULL, d->choices[c]);
+				json_end_array(&w);
+			}
+			json_end_object(&w);
+		}
+		json_end_array(&w);
+		json_begin_array(&w, "counters");
+		for (int c = 0; c < WORKLOAD_MAX_COUNTERS && o->counter_names[c]; c++)
+			json_key_string(&w, NULL, o->counter_names[c]);
+		json_end_array(&w);
+		json_begin_array(&w, "phases");
+		for (unsigned ph = 0; ph < workload_phase_count(o); ph++)
+			json_key_string(&w, NULL, o->phase_names[ph]);
+		json_end_array(&w);
+		json_end_object(&w);
+	}
+	if (mode) {
+		json_end_array(&w);
+		return finish_json(&w);
 	}
 	return 0;
 }
@@ -60,9 +182,9 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "cleanup") == 0)
 		return hugepool_cleanup_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "backends") == 0)
-		return list_backends();
+		return list_backends(argc - 1, argv + 1);
 	if (strcmp(cmd, "workloads") == 0)
-		return list_workloads();
+		return list_workloads(argc - 1, argv + 1);
 	if (strcmp(cmd, "plan") == 0)
 		return plan_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "selftest-bench") == 0)

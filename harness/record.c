@@ -261,6 +261,11 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 
 	json_begin_object(w, "config");
 	json_key_string(w, "backend", cfg->backend->name);
+	/* What the suite knows of the backend (its backend_ops): the tools
+	 * read these, never the name. */
+	json_begin_object(w, "backend_facts");
+	backend_facts_json(w, cfg->backend);
+	json_end_object(w);
 	json_key_u64(w, "workers", cfg->workers);
 	json_key_u64(w, "size_bytes", cfg->size);
 	json_key_string(w, "workload", wl->name);

@@ -155,20 +155,50 @@ static bool touches_everything(const char *workload)
 	       strcmp(workload, "verify") == 0;
 }
 
+/* The planner mode of a record from its backend's facts
+ * (config.backend_facts.planner_mode, written from the backend's
+ * backend_ops); records from before the facts were written name only the
+ * backend, and for them the same facts are those of the backends of that
+ * time. */
+static const char *record_planner_mode(const struct jr_value *r, const char *backend, bool *known)
+{
+	static const struct {
+		const char *backend, *mode;
+	} before_facts[] = {
+		{ "shm", "by-page" }, { "file", "by-page" }, { "anon", "by-page" }, { "hugetlb-2m", "hugetlb-2m" },
+		{ "hugetlb-1g", "hugetlb-1g" }, { "mshare", "mshare" },
+	};
+	const struct jr_value *facts = jr_get(r, "config.backend_facts");
+
+	*known = true;
+	if (facts)
+		return jr_get_string(r, "config.backend_facts.planner_mode");
+	for (size_t i = 0; i < sizeof(before_facts) / sizeof(before_facts[0]); i++)
+		if (strcmp(backend, before_facts[i].backend) == 0)
+			return before_facts[i].mode;
+	*known = false;
+	return NULL;
+}
+
 static int choose_mode(const struct jr_value *r, struct point *p)
 {
-	bool dax = false;
+	bool dax = false, known;
+	const char *mode = record_planner_mode(r, p->backend, &known);
 
 	jr_get_bool(r, "results.dax", &dax);
-	if (strcmp(p->backend, "hugetlb-2m") == 0 || strcmp(p->backend, "hugetlb-1g") == 0 ||
-	    strcmp(p->backend, "mshare") == 0) {
-		pt_mode_from_name(p->backend, &p->mode);
-		snprintf(p->mode_label, sizeof(p->mode_label), "%s", p->backend);
-		return 0;
-	}
-	if (strcmp(p->backend, "shm") && strcmp(p->backend, "file") && strcmp(p->backend, "anon")) {
-		snprintf(p->skip_reason, sizeof(p->skip_reason), "backend '%s' has no planner mode", p->backend);
+	if (!mode) {
+		snprintf(p->skip_reason, sizeof(p->skip_reason), "backend '%s' has no planner mode%s", p->backend,
+			 known ? "" : " (a record without config.backend_facts, of a backend the planner does not know)");
 		return -1;
+	}
+	if (strcmp(mode, "by-page") != 0) {
+		if (pt_mode_from_name(mode, &p->mode) < 0) {
+			snprintf(p->skip_reason, sizeof(p->skip_reason), "backend '%s': planner mode '%s' is unknown",
+				 p->backend, mode);
+			return -1;
+		}
+		snprintf(p->mode_label, sizeof(p->mode_label), "%s", mode);
+		return 0;
 	}
 	if (p->page_bytes == 4096 && !p->mixed) {
 		p->mode = PT_MODE_4K;

@@ -23,3 +23,14 @@ $(BUILD)/tests/harness/test-%-asan: tests/harness/test-%.c tests/harness/tap.h $
 	$(CC) $(HARNESS_TEST_CFLAGS) -O1 $(SANITIZE_FLAGS) -o $@ $< $(HARNESS_TEST_UNITS) -lm
 
 test-build:: $(HARNESS_TEST_BINS)
+
+# The harness with one more backend (tests/harness/backend_dummy.c, listed
+# by its one line in harness/backends.c under MSHARE_BENCH_TEST_BACKEND), for
+# tests/harness/dummy-backend.sh: adding a backend is its file and that line.
+DUMMY_OBJS := $(filter-out $(BUILD)/obj/harness/backends.o,$(OBJS))
+$(BUILD)/tests/harness/mshare-bench-dummy: tests/harness/backend_dummy.c harness/backends.c $(DUMMY_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -DMSHARE_BENCH_TEST_BACKEND -o $@ tests/harness/backend_dummy.c \
+		harness/backends.c $(DUMMY_OBJS) $(LDLIBS)
+
+test-build:: $(BUILD)/tests/harness/mshare-bench-dummy

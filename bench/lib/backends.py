@@ -1,40 +1,70 @@
-"""The harness's `backends` listing: which backends can run here, and why not."""
+"""The harness's backends as it describes them (`mshare-bench backends --json`).
 
+The harness's table of backends (harness/backends.c, each backend's
+backend_ops) is the one list of backends and of their facts: whether each
+is usable here (and why not), its fixed page size, whether its page tables
+are shared, its planner model, where its data lives. The tools read it from
+the binary instead of naming backends.
+"""
+
+import functools
+import json
+import os
 import subprocess
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_HARNESS = os.path.join(ROOT, "build", "mshare-bench")
 
-def parse_backends_listing(text):
-    """`mshare-bench backends` output -> {name: (usable, reason)}.
 
-    Accepts one backend per line: NAME, then a word saying whether it is
-    usable (yes/no/ok/usable/unavailable...), then the reason, e.g.
-        shm         yes  MAP_SHARED of a file on tmpfs
-        mshare      no   mshare not available on this kernel
-    A header line (BACKEND USABLE ...) is ignored.
-    """
-    listing = {}
-    for line in text.splitlines():
-        words = line.replace("\t", " ").split(None, 2)
-        if len(words) < 2 or words[0].lower() in ("backend", "name", "backends"):
-            continue
-        name, state = words[0].rstrip(":"), words[1].lower().strip("()[],:")
-        rest = words[2].strip() if len(words) > 2 else ""
-        if state in ("yes", "ok", "usable", "available", "y"):
-            listing[name] = (True, "")
-        elif state in ("no", "unusable", "unavailable", "n", "not"):
-            if state == "not":  # "not usable: why"
-                rest = rest.split(None, 1)[1] if len(rest.split(None, 1)) > 1 else rest
-            listing[name] = (False, rest.lstrip("-: ").strip() or "not usable here")
-    return listing
+class BackendsError(Exception):
+    pass
+
+
+def parse_backends_json(text):
+    """`mshare-bench backends --json` output -> {name: facts dict}."""
+    try:
+        listing = json.loads(text)
+    except ValueError as e:
+        raise BackendsError("not the JSON of `backends --json`: %s" % e)
+    if not isinstance(listing, list) or not all(isinstance(b, dict) and isinstance(b.get("name"), str)
+                                                for b in listing):
+        raise BackendsError("not the JSON of `backends --json`: expected a list of backends with names")
+    return {b["name"]: b for b in listing}
+
+
+@functools.lru_cache(maxsize=None)
+def facts(harness=None):
+    """{name: facts} from the harness binary (default build/mshare-bench)."""
+    harness = harness or os.environ.get("MSHARE_BENCH_HARNESS") or DEFAULT_HARNESS
+    try:
+        out = subprocess.run([harness, "backends", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise BackendsError("cannot run %s backends --json: %s (build it with `make`)" % (
+            harness, getattr(e, "strerror", None) or e))
+    if out.returncode != 0:
+        raise BackendsError("%s backends --json: exit %d: %s" % (harness, out.returncode, out.stderr.strip()))
+    return parse_backends_json(out.stdout)
+
+
+def usable(listing):
+    """{name: (usable, reason)} of a facts listing."""
+    return {name: (bool(b.get("usable")), "" if b.get("usable") else (b.get("why_not") or "not usable here"))
+            for name, b in listing.items()}
 
 
 def host_backends(harness):
     try:
-        out = subprocess.run([harness, "backends"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             text=True, timeout=60)
-    except OSError as e:
-        raise SystemExit("sweep: cannot run %s backends: %s (build it with `make`)" % (harness, e.strerror))
-    listing = parse_backends_listing(out.stdout)
-    if not listing:
-        raise SystemExit("sweep: could not read the output of `%s backends`:\n%s" % (harness, out.stdout))
-    return listing
+        return usable(facts(harness))
+    except BackendsError as e:
+        raise SystemExit("sweep: %s" % e)
+
+
+def fixed_page(backend, harness=None, record=None):
+    """True when the backend's page size is its own (hugetlbfs): the page
+    axis does not apply to it. From a record's config.backend_facts when it
+    has them, else from the harness's table."""
+    f = ((record or {}).get("config") or {}).get("backend_facts")
+    if not isinstance(f, dict):
+        f = facts(harness).get(backend) or {}
+    return bool(f.get("fixed_page_bytes"))

@@ -13,7 +13,7 @@ alignment, hugepages...); without a --timeout there, the VM gets
 15 minutes plus 10 per run before the VM runner calls it hung.
 
 Inside the guest the script writes:
-    /out/backends.txt        `mshare-bench backends` as the guest sees it
+    /out/backends.json       `mshare-bench backends --json` as the guest sees it
     /out/records/<id>.r<k>.json   one record per run (the harness's --out)
     /out/logs/<id>.r<k>.log  the harness's stderr
     /out/status              one line per run: <id> r<k> <exit code>
@@ -93,7 +93,7 @@ def points_script(sweep, todo):
         "# A point that runs the guest out of memory must not take this script (and the",
         "# points after it) with it; the harness's workers set their own score back to 0.",
         "echo -1000 >/proc/self/oom_score_adj 2>/dev/null",
-        "%s backends >backends.txt 2>&1" % shlex.quote(harness),
+        "%s backends --json >backends.json 2>backends.err" % shlex.quote(harness),
         "",
     ]
     # The spec's per-run timeout holds in the guest too: SIGINT (the harness
@@ -115,10 +115,11 @@ def points_script(sweep, todo):
 
 
 def _read_backends(path):
+    """{name: (usable, reason)} as the guest's harness saw them; {} if unread."""
     try:
         with open(path) as f:
-            return backends.parse_backends_listing(f.read())
-    except OSError:
+            return backends.usable(backends.parse_backends_json(f.read()))
+    except (OSError, backends.BackendsError):
         return {}
 
 
@@ -172,7 +173,7 @@ def run_points(sweep, todo, start, offset, total):
                     status[(parts[0], parts[1])] = parts[2]
     except OSError:
         pass
-    listing = _read_backends(os.path.join(bdir, "backends.txt"))
+    listing = _read_backends(os.path.join(bdir, "backends.json"))
     for p, k in todo:
         name = "%s.r%d" % (p["id"], k)
         src = os.path.join(bdir, "records", name + ".json")

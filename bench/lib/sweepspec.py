@@ -13,6 +13,8 @@ import re
 import shlex
 import subprocess
 
+import backends
+
 LIST_KEYS = ("backends", "workers", "sizes", "workloads", "page", "write", "platform")
 SCALAR_KEYS = ("name", "description", "repeats", "args", "timeout", "vm-args")
 MULTI_KEYS = ("exclude",)  # may appear more than once
@@ -205,14 +207,19 @@ class Spec:
         return args
 
 
-# Backends whose page size is the backend's own (hugetlbfs): the page axis
-# does not apply to them. Their points run with --page any, their ids have
-# no page part, and a page list gives them one point, not one per mode.
-FIXED_PAGE_BACKENDS = ("hugetlb-2m", "hugetlb-1g")
+# Backends whose page size is the backend's own (hugetlbfs; the harness's
+# backends --json says which): the page axis does not apply to them. Their
+# points run with --page any, their ids have no page part, and a page list
+# gives them one point, not one per mode.
+def fixed_page(backend):
+    try:
+        return backends.fixed_page(backend)
+    except backends.BackendsError as e:
+        raise SpecError("cannot ask the harness which backends have a fixed page size: %s" % e)
 
 
 def make_point(platform, workload, backend, page, size_bytes, write, workers):
-    if backend in FIXED_PAGE_BACKENDS:
+    if fixed_page(backend):
         page = "any"
     point = {
         "platform": platform,
@@ -235,7 +242,7 @@ def point_id(p):
     Guest points start with 'guest-' so that one run directory can hold
     both platforms; write runs end with '-write'.
     """
-    if p["backend"] in FIXED_PAGE_BACKENDS:
+    if fixed_page(p["backend"]):
         pid = "%s-w%d-s%s-%s" % (p["backend"], p["workers"], p["size"], p["workload"])
     else:
         pid = "%s-%s-w%d-s%s-%s" % (p["backend"], p["page"], p["workers"], p["size"], p["workload"])
