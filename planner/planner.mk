@@ -12,11 +12,11 @@ $(BUILD)/tests/planner/plan-driver: tests/planner/plan_driver.c $(PLANNER_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Iplanner -o $@ $^ -lm
 
-$(BUILD)/tests/planner/test-pt-model: tests/planner/test_pt_model.c $(PLANNER_OBJS)
+$(BUILD)/tests/planner/test-pt-model: tests/planner/test-pt-model.c $(PLANNER_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Iplanner -o $@ $^ -lm
 
-$(BUILD)/tests/planner/test-json-read: tests/planner/test_json_read.c $(PLANNER_OBJS)
+$(BUILD)/tests/planner/test-json-read: tests/planner/test-json-read.c $(PLANNER_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Iplanner -o $@ $^ -lm
 
@@ -30,7 +30,7 @@ PLANNER_ASAN_SRCS := $(PLANNER_SRCS) harness/parse.c harness/opts.c
 SANITIZE_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SANITIZE_OK ?= $(shell echo 'int main(void){return 0;}' | $(CC) $(SANITIZE_FLAGS) -x c - -o /dev/null 2>/dev/null && echo yes)
 ifeq ($(SANITIZE_OK),yes)
-$(BUILD)/tests/planner/test-pt-model-asan: tests/planner/test_pt_model.c $(PLANNER_ASAN_SRCS) planner/*.h
+$(BUILD)/tests/planner/test-pt-model-asan: tests/planner/test-pt-model.c $(PLANNER_ASAN_SRCS) planner/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O1 $(SANITIZE_FLAGS) -Iplanner -o $@ $< $(PLANNER_ASAN_SRCS) -lm
 

@@ -9,5 +9,5 @@ eval set_bytes_axis
 set ylabel "page-table memory (bytes, log scale)"
 plot for [i=1:n] file_of(i) using "workers":(column("pt_meminfo_med") > 0 ? column("pt_meminfo_med") : 1/0):(column("pt_meminfo_min") > 0 ? column("pt_meminfo_min") : 1/0):"pt_meminfo_max" \
 	with yerrorlines lc rgb color_of(i) dt 1 lw 2 pt 7 ps 0.8 title title_of(i)." - PageTables (meminfo)", \
-     for [i=1:n] file_of(i) using "workers":(column("pt_vmpte_med") > 0 ? column("pt_vmpte_med") : 1/0):(column("pt_vmpte_min") > 0 ? column("pt_vmpte_min") : 1/0):"pt_vmpte_max" \
+     for [i=1:n] file_of(i) using "workers":(column("pt_vmpte_region_med") > 0 ? column("pt_vmpte_region_med") : 1/0):(column("pt_vmpte_region_min") > 0 ? column("pt_vmpte_region_min") : 1/0):"pt_vmpte_region_max" \
 	with yerrorlines lc rgb color_of(i) dt 2 lw 2 pt 6 ps 0.8 title title_of(i)." - sum of VmPTE (region)"

@@ -7,5 +7,5 @@ eval set_bytes_axis
 set ylabel "page-table bytes per worker per GiB (log scale)"
 plot for [i=1:n] file_of(i) using "workers":(column("pt_meminfo_pwg_med") > 0 ? column("pt_meminfo_pwg_med") : 1/0):(column("pt_meminfo_pwg_min") > 0 ? column("pt_meminfo_pwg_min") : 1/0):"pt_meminfo_pwg_max" \
 	with yerrorlines lc rgb color_of(i) dt 1 lw 2 pt 7 ps 0.8 title title_of(i)." - PageTables (meminfo)", \
-     for [i=1:n] file_of(i) using "workers":(column("pt_vmpte_pwg_med") > 0 ? column("pt_vmpte_pwg_med") : 1/0):(column("pt_vmpte_pwg_min") > 0 ? column("pt_vmpte_pwg_min") : 1/0):"pt_vmpte_pwg_max" \
+     for [i=1:n] file_of(i) using "workers":(column("pt_vmpte_region_pwg_med") > 0 ? column("pt_vmpte_region_pwg_med") : 1/0):(column("pt_vmpte_region_pwg_min") > 0 ? column("pt_vmpte_region_pwg_min") : 1/0):"pt_vmpte_region_pwg_max" \
 	with yerrorlines lc rgb color_of(i) dt 2 lw 2 pt 6 ps 0.8 title title_of(i)." - sum of VmPTE (region)"

@@ -1,4 +1,4 @@
-"""Summary statistics and Welch's t-test, standard library only.
+"""Summary statistics (the statistics module's) and Welch's t-test, standard library only.
 
 The t-distribution's CDF comes from the regularized incomplete beta
 function I_x(a, b), evaluated with its continued fraction (Lentz's
@@ -8,28 +8,20 @@ method), as in Numerical Recipes §6.4:
 """
 
 import math
+import statistics
 
 
 def median(xs):
-    s = sorted(xs)
-    n = len(s)
-    if n == 0:
-        return None
-    mid = n // 2
-    return s[mid] if n % 2 else (s[mid - 1] + s[mid]) / 2.0
+    return statistics.median(xs) if xs else None
 
 
 def mean(xs):
-    return sum(xs) / len(xs) if xs else None
+    return statistics.fmean(xs) if xs else None
 
 
 def variance(xs):
     """Sample variance (n-1); None below two samples."""
-    n = len(xs)
-    if n < 2:
-        return None
-    m = mean(xs)
-    return sum((x - m) ** 2 for x in xs) / (n - 1)
+    return statistics.variance(xs) if len(xs) >= 2 else None
 
 
 def _beta_continued_fraction(a, b, x):

@@ -1,4 +1,4 @@
-/* test_pt_model.c - the page-table model and capacity verdict against
+/* test-pt-model.c - the page-table model and capacity verdict against
  * figures computed by hand (TAP). Spans: a PTE page maps 2 MiB, a PMD page
  * 1 GiB, a PUD page 512 GiB; "2T" = 0x20000000000 is 512 GiB-aligned. */
 #include <inttypes.h>

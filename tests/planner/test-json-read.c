@@ -1,4 +1,4 @@
-/* test_json_read.c - the planner's JSON reader (TAP). */
+/* test-json-read.c - the planner's JSON reader (TAP). */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* pt-footprint.c - touch one page in every 2 MiB-aligned range of the region.
+/* pt_footprint.c - touch one page in every 2 MiB-aligned range of the region.
  *
  * One touch per PMD entry's range allocates every PTE page of the region
  * with 512x fewer faults than touching every 4 KiB page: the cheapest way
