@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "persist_mode.h"
+
 enum page_mode {
 	PAGE_MODE_ANY = 0, /* let the kernel choose (THP, DAX PMD...) */
 	PAGE_MODE_4K,      /* force base pages: MADV_NOHUGEPAGE */
@@ -48,6 +50,14 @@ struct region {
 	char backing[256];         /* what backs it: file path, "memfd", ... */
 	char fs_type[32];          /* filesystem of the backing, if any */
 	long hugepages_reserved;   /* pages this run added to the pool */
+	/* Mapped MAP_SHARED_VALIDATE|MAP_SYNC (a DAX file whose filesystem
+	 * accepted it): backend_map_fixed() maps with it. */
+	bool map_sync;
+	/* How a write to the region is made durable, as the backend knows it
+	 * (never guessed by the workloads), and why, in words for the record:
+	 * e.g. why MAP_SYNC was refused, or why msync would be a no-op. */
+	enum persist_mode persist;
+	char persist_why[512];
 
 	void *backend_private;     /* backend state kept between calls */
 };

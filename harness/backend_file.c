@@ -6,7 +6,9 @@
  * --path FILE, missing: created, sized, removed at teardown.
  * The file is preallocated where the filesystem allows (fallocate), which
  * on DAX is what makes 2 MiB-aligned extents, hence PMD mappings,
- * possible. DAX is detected with statx STATX_ATTR_DAX and recorded.
+ * possible. DAX is detected with statx STATX_ATTR_DAX and recorded. A
+ * file that accepts MAP_SYNC (DAX) is mapped MAP_SHARED_VALIDATE|MAP_SYNC
+ * and persisted with pmem_persist; any other with msync (backend_fd_persist).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -91,8 +93,7 @@ static int file_setup(struct region *r, char *err, size_t err_len)
 		return -1;
 	}
 	r->backend_page_bytes = 4096;
-	backend_fs_name(b->fd, r->fs_type, sizeof(r->fs_type));
-	r->dax = backend_fd_is_dax(b->fd);
+	backend_fd_persist(r, b->fd);
 	return 0;
 }
 
@@ -100,7 +101,8 @@ const struct backend_ops backend_file = {
 	.name = "file",
 	.planner_mode = BACKEND_MODEL_BY_PAGE,
 	.data = BACKEND_DATA_FILE,
-	.description = "MAP_SHARED of a file at --path FILE|DIR (ext4, xfs, DAX); DAX detected with statx",
+	.description = "MAP_SHARED of a file at --path FILE|DIR (ext4, xfs, DAX); DAX detected with statx "
+		       "and mapped MAP_SYNC",
 	.probe = file_probe,
 	.setup = file_setup,
 	.attach = backend_fd_attach,

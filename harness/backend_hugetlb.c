@@ -120,6 +120,9 @@ static int hugetlb_setup(struct region *r, char *err, size_t err_len)
 		return -1;
 	snprintf(r->backing, sizeof(r->backing), "memfd (MFD_HUGETLB, %zu kB pages)", page / 1024);
 	snprintf(r->fs_type, sizeof(r->fs_type), "hugetlbfs");
+	r->persist = PERSIST_VOLATILE;
+	snprintf(r->persist_why, sizeof(r->persist_why),
+		 "hugetlbfs: RAM, nothing outlives a reboot; msync(MS_SYNC) has nothing to write back");
 	return 0;
 }
 

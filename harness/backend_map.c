@@ -18,22 +18,35 @@
 #ifndef STATX_ATTR_DAX
 #define STATX_ATTR_DAX 0x00200000
 #endif
+#ifndef MAP_SHARED_VALIDATE
+#define MAP_SHARED_VALIDATE 0x03
+#endif
+#ifndef MAP_SYNC
+#define MAP_SYNC 0x80000
+#endif
 
 int backend_map_fixed(struct region *r, int fd, char *err, size_t err_len)
 {
 	int prot = PROT_READ | (r->read_only ? 0 : PROT_WRITE);
-	int flags = MAP_SHARED | MAP_FIXED_NOREPLACE | (fd < 0 ? MAP_ANONYMOUS : 0);
+	int share = fd >= 0 && r->map_sync ? MAP_SHARED_VALIDATE | MAP_SYNC : MAP_SHARED;
+	/* MAP_SHARED_VALIDATE refuses MAP_FIXED_NOREPLACE (EOPNOTSUPP on 6.1:
+	 * not in LEGACY_MAP_MASK), and MAP_FIXED would replace whatever is
+	 * there: with MAP_SYNC the address is a hint, checked below. */
+	int fixed = share == MAP_SHARED ? MAP_FIXED_NOREPLACE : 0;
+	int flags = share | fixed | (fd < 0 ? MAP_ANONYMOUS : 0);
 	void *want = (void *)r->addr;
 	void *p = mmap(want, r->size, prot, flags, fd, 0);
 
 	if (p == MAP_FAILED) {
-		snprintf(err, err_len, "mmap of %zu bytes at %p failed: %s%s", r->size, want, strerror(errno),
+		snprintf(err, err_len, "mmap%s of %zu bytes at %p failed: %s%s",
+			 share == MAP_SHARED ? "" : " (MAP_SHARED_VALIDATE|MAP_SYNC)", r->size, want, strerror(errno),
 			 errno == EEXIST ? " (something is already mapped there; try another --addr)" : "");
 		return -1;
 	}
-	if (p != want) { /* a kernel without MAP_FIXED_NOREPLACE treats it as a hint */
+	if (p != want) { /* a hint (MAP_SYNC, or a kernel without MAP_FIXED_NOREPLACE) */
 		munmap(p, r->size);
-		snprintf(err, err_len, "the kernel placed the region at %p instead of %p", p, want);
+		snprintf(err, err_len, "the kernel placed the region at %p instead of %p%s", p, want,
+			 fixed ? "" : " (something is mapped there; try another --addr)");
 		return -1;
 	}
 	if (r->page == PAGE_MODE_4K && madvise(p, r->size, MADV_NOHUGEPAGE) != 0) {
@@ -114,6 +127,40 @@ int backend_path_data(const char *path, char *fs, size_t fs_len, bool *dax, bool
 					 (long)sf.f_type == 0x858458f6 /* ramfs */);
 	close(fd);
 	return 0;
+}
+
+void backend_fd_persist(struct region *r, int fd)
+{
+	struct statfs sf;
+	int prot = PROT_READ | (r->read_only ? 0 : PROT_WRITE);
+	void *p;
+
+	backend_fs_name(fd, r->fs_type, sizeof(r->fs_type));
+	r->dax = backend_fd_is_dax(fd);
+	r->map_sync = false;
+	if (fstatfs(fd, &sf) == 0 && ((long)sf.f_type == 0x01021994 /* tmpfs */ ||
+				      (long)sf.f_type == 0x858458f6 /* ramfs */)) {
+		r->persist = PERSIST_VOLATILE;
+		snprintf(r->persist_why, sizeof(r->persist_why),
+			 "%s: RAM, nothing outlives a reboot; msync(MS_SYNC) has nothing to write back",
+			 r->fs_type);
+		return;
+	}
+	p = mmap(NULL, 4096, prot, MAP_SHARED_VALIDATE | MAP_SYNC, fd, 0);
+	if (p != MAP_FAILED) {
+		munmap(p, 4096);
+		r->map_sync = true;
+		r->persist = PERSIST_PMEM;
+		snprintf(r->persist_why, sizeof(r->persist_why),
+			 "%s file%s mapped MAP_SHARED_VALIDATE|MAP_SYNC: CPU cache flushes from user space "
+			 "(pmem_persist) are durable", r->fs_type, r->dax ? " on DAX" : "");
+		return;
+	}
+	r->persist = PERSIST_MSYNC;
+	snprintf(r->persist_why, sizeof(r->persist_why),
+		 "%s file%s: mmap(MAP_SHARED_VALIDATE|MAP_SYNC) refused (%s%s); msync(MS_SYNC) writes it back",
+		 r->fs_type, r->dax ? " on DAX" : ", not DAX", strerror(errno),
+		 errno == EOPNOTSUPP ? ": MAP_SYNC needs DAX" : "");
 }
 
 int backend_fd_attach(struct region *r, char *err, size_t err_len)

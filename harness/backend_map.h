@@ -36,6 +36,15 @@ bool backend_fd_is_dax(int fd);
  * with errno when the path cannot be opened. */
 int backend_path_data(const char *path, char *fs, size_t fs_len, bool *dax, bool *ram);
 
+/* States how writes to a mapping of fd (sized, not yet mapped) are made
+ * durable: r->persist, r->persist_why, r->map_sync. RAM filesystems
+ * (tmpfs, ramfs) are PERSIST_VOLATILE. Any other file is first tried with
+ * a one-page mmap(MAP_SHARED_VALIDATE|MAP_SYNC), which only a DAX file
+ * accepts: PERSIST_PMEM, and every mapping of the region then uses
+ * MAP_SYNC; refused (EOPNOTSUPP: not DAX, or a filesystem without it),
+ * PERSIST_MSYNC with the refusal recorded. Sets r->dax and r->fs_type. */
+void backend_fd_persist(struct region *r, int fd);
+
 /* attach/detach/teardown for backends whose state is a struct fd_backing.
  * attach opens the backing again (through /proc/self/fd: the backing may
  * have no name) and maps it, as a process that connects opens and maps the

@@ -125,6 +125,10 @@ static int open_backing(struct region *r, struct mshare_state *s, bool anon, cha
 
 	if (anon) {
 		snprintf(r->backing, sizeof(r->backing), "anonymous (MAP_SHARED|MAP_ANONYMOUS)");
+		r->persist = PERSIST_VOLATILE;
+		snprintf(r->persist_why, sizeof(r->persist_why),
+			 "shared anonymous memory: RAM, nothing outlives a reboot; msync(MS_SYNC) has nothing "
+			 "to write back");
 		return -1; /* no descriptor: backend_map_fixed maps anonymous memory */
 	}
 	snprintf(s->file_path, sizeof(s->file_path), "%s/%s.region", dir, s->name);
@@ -142,9 +146,53 @@ static int open_backing(struct region *r, struct mshare_state *s, bool anon, cha
 		return -2;
 	}
 	snprintf(r->backing, sizeof(r->backing), "%s", s->file_path);
-	backend_fs_name(fd, r->fs_type, sizeof(r->fs_type));
-	r->dax = backend_fd_is_dax(fd);
+	/* The donor maps it MAP_SYNC when it is DAX: the host mm's copy of
+	 * its VMA keeps VM_SYNC, so consumers' write faults are synchronous
+	 * too, and their cache flushes (by virtual address, on the same
+	 * physical pages) are durable. */
+	backend_fd_persist(r, fd);
 	return fd;
+}
+
+/*
+ * Does msync() of a consumer's range reach the host mm's file VMAs (mshare
+ * patch 0028)? Without it, msync() sees the consumer's anonymous
+ * placeholder VMA and returns 0 having written nothing back. A kernel that
+ * carries msync() to the host mm treats a hole of the region (no host VMA
+ * behind the data) as unmapped: msync(MS_ASYNC) over it is ENOMEM. A child
+ * attaches read-only, asks, and exits (its attachment goes with it).
+ * 1 yes, 0 no, -1 cannot tell (why in why[]).
+ */
+static int mshare_msync_reaches_host(struct region *r, struct mshare_state *s, char *why,
+				     size_t why_len)
+{
+	int status;
+	pid_t pid;
+
+	if (r->size + 4096 > s->unit) {
+		snprintf(why, why_len, "the data fills the mshare unit: no hole to probe msync() on");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, why_len, "fork of the msync probe: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		if (mshare(s->name, r->addr, s->unit, O_RDONLY, 0) != 0)
+			_exit(3);
+		if (msync((void *)(r->addr + ((r->size + 4095) & ~(size_t)4095)), 4096, MS_ASYNC) == 0)
+			_exit(1);
+		_exit(errno == ENOMEM ? 0 : 2);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) <= 1)
+		return WEXITSTATUS(status) == 0;
+	snprintf(why, why_len, "the msync probe %s",
+		 WIFEXITED(status) && WEXITSTATUS(status) == 3 ? "could not attach to the region"
+		 : WIFEXITED(status) ? "got an error other than ENOMEM" : "died");
+	return -1;
 }
 
 static int mshare_setup_common(struct region *r, bool anon, char *err, size_t err_len)
@@ -210,6 +258,24 @@ static int mshare_setup_common(struct region *r, bool anon, char *err, size_t er
 	if (msg[0]) {
 		snprintf(err, err_len, "%s", msg);
 		return -1;
+	}
+	if (r->persist == PERSIST_MSYNC) {
+		char why[160] = "";
+		size_t n = strlen(r->persist_why);
+		int reaches = mshare_msync_reaches_host(r, s, why, sizeof(why));
+
+		if (reaches == 1) {
+			snprintf(r->persist_why + n, sizeof(r->persist_why) - n,
+				 "; msync() of a consumer's range reaches the host mm's file VMAs (probed)");
+		} else {
+			r->persist = PERSIST_NONE;
+			snprintf(r->persist_why + n, sizeof(r->persist_why) - n,
+				 reaches == 0
+				 ? "; but this kernel's msync() of a consumer's range stops at its placeholder "
+				   "VMA (probed; mshare patch 0028 missing): a persist would be a silent no-op%s"
+				 : "; but whether msync() of a consumer's range reaches the host mm cannot be "
+				   "told (%s)", why);
+		}
 	}
 	/* The backing file is no longer needed by name: the donor's mapping
 	 * (and the msharefs host mm) hold it. Removing it now means nothing

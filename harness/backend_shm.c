@@ -56,8 +56,7 @@ static int shm_setup(struct region *r, char *err, size_t err_len)
 	/* Workers inherit the descriptor across fork; exec is never used. */
 	fcntl(b->fd, F_SETFD, 0);
 	r->backend_page_bytes = 4096;
-	backend_fs_name(b->fd, r->fs_type, sizeof(r->fs_type));
-	r->dax = backend_fd_is_dax(b->fd);
+	backend_fd_persist(r, b->fd);
 	snprintf(r->backing, sizeof(r->backing), "%s (unnamed O_TMPFILE)", dir);
 	return 0;
 }

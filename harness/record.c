@@ -1,4 +1,4 @@
-/* record.c - the run record: JSON (schema_version 1), the same as a CSV
+/* record.c - the run record: JSON (schema_version 2), the same as a CSV
  * row, and a human summary on stderr.
  *
  * Files are written atomically: into a temporary file in the target's
@@ -28,7 +28,8 @@
 #include "oom_victims.h"
 #include "run.h"
 
-#define SCHEMA_VERSION 1
+/* 2: results.map_sync, results.persist, results.persist_why (issue 20) */
+#define SCHEMA_VERSION 2
 
 static double secs(uint64_t ns)
 {
@@ -317,6 +318,9 @@ static void write_record(struct json_writer *w, const struct run_state *rs, cons
 	json_key_bool(w, "dax", r->dax);
 	json_key_string(w, "backing", r->backing);
 	json_key_string(w, "fs_type", r->fs_type);
+	json_key_bool(w, "map_sync", r->map_sync);
+	json_key_string(w, "persist", persist_mode_name(r->persist));
+	json_key_string(w, "persist_why", r->persist_why);
 	json_key_i64(w, "hugepages_added_to_pool", rs->hugepages_added);
 
 	json_begin_object(w, "smaps");

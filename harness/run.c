@@ -312,6 +312,24 @@ static void release(uint32_t *word)
 	futex_wake_all(word);
 }
 
+/* PMEM_IS_PMEM_FORCE=1 (libpmem's own switch) forces the flush path over
+ * what the backend stated, for tests of that path on machines without
+ * persistent memory; the record says so. */
+static void persist_override(struct region *r)
+{
+	const char *force = getenv("PMEM_IS_PMEM_FORCE");
+	char said[sizeof(r->persist_why)];
+
+	if (!force || strcmp(force, "1") != 0 || r->persist == PERSIST_PMEM)
+		return;
+	snprintf(said, sizeof(said), "%s", r->persist_why);
+	snprintf(r->persist_why, sizeof(r->persist_why),
+		 "PMEM_IS_PMEM_FORCE=1 in the environment forces pmem_persist (a test setting: on memory "
+		 "that is not persistent it makes nothing durable); the backend said %s: %.300s",
+		 persist_mode_name(r->persist), said);
+	r->persist = PERSIST_PMEM;
+}
+
 int run_main(int argc, char **argv)
 {
 	static struct run_state rs_storage;
@@ -394,6 +412,16 @@ int run_main(int argc, char **argv)
 		fprintf(stderr, "mshare-bench run: --size %llu is not a multiple of the %zu-byte page of backend %s\n",
 			(unsigned long long)cfg->size, rs->region.backend_page_bytes, cfg->backend->name);
 		return 2;
+	}
+	persist_override(&rs->region);
+	if (cfg->workload->persists &&
+	    (rs->region.persist == PERSIST_NONE || rs->region.persist == PERSIST_UNSTATED)) {
+		cleanup(rs);
+		fprintf(stderr, "mshare-bench run: workload %s makes its writes durable, but on backend %s %s\n",
+			cfg->workload->name, cfg->backend->name,
+			rs->region.persist == PERSIST_NONE ? rs->region.persist_why
+			: "the backend does not state how a write is made durable");
+		return 1;
 	}
 	if (results_area_create(&rs->area, cfg->workers) != 0) {
 		cleanup(rs);

@@ -122,6 +122,7 @@ void worker_main(struct run_state *rs, unsigned index)
 		.params = cfg->params,
 		.config = cfg->workload_config,
 		.slot = &wa->slot,
+		.persist = r->persist,
 		.attach = ctx_attach,
 		.detach = ctx_detach,
 		.harness_private = r,

@@ -16,6 +16,7 @@
 
 #include "clock.h"
 #include "histogram.h"
+#include "persist_mode.h"
 
 #define WORKLOAD_MAX_COUNTERS 16
 #define WORKLOAD_MAX_PARAMS 16
@@ -88,6 +89,9 @@ struct workload_ctx {
 	const union workload_value *params;
 	const void *config;
 	struct workload_slot *slot;
+	/* How a write to the region is made durable: the backend's statement
+	 * (struct region), for workloads that persist (workloads/persist.h). */
+	enum persist_mode persist;
 	/* For workloads that connect and disconnect repeatedly
 	 * (connect-storm): re-run the backend's detach/attach. The region
 	 * may move: read ctx->base again after attach(). 0, or -1 with the
@@ -113,6 +117,10 @@ struct workload_ops {
 	 * range of addresses the region reaches (0: it may touch every page).
 	 * The memory pre-flight counts the region data faulted in from it. */
 	size_t touch_stride;
+	/* The workload makes its writes durable (workloads/persist.h): the
+	 * harness refuses to run it where the backend cannot say how, or
+	 * where msync() would silently write nothing back (PERSIST_NONE). */
+	bool persists;
 	/* Parent, before fork, once: check what the typed params cannot say
 	 * alone (against each other and the region size) and fill config
 	 * (config_bytes <= WORKLOAD_CONFIG_BYTES) with what run() needs.

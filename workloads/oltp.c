@@ -9,8 +9,8 @@
  *     as a buffer latch or seqlock would), updates the row, recomputes the
  *     block checksum (seeded with block number and new version, so a torn,
  *     stale or misplaced block fails), makes row and header durable
- *     (pmem_persist when the region is pmem, msync(MS_SYNC) of the touched
- *     pages otherwise) and releases the latch (version even again);
+ *     (pmem_persist when the backend maps DAX MAP_SYNC, msync(MS_SYNC) of
+ *     the touched pages otherwise: workloads/persist.h) and releases the latch (version even again);
  *   - a read takes no latch: it reads the version, reads and checksums the
  *     whole block, and retries if the version moved meanwhile. A block
  *     written at least once is then validated against its stored checksum;
@@ -189,7 +189,10 @@ static int oltp_run(struct workload_ctx *ctx, char *err, size_t err_len)
 		return -1;
 	}
 	block_chooser_init(&w.chooser, &w.cfg.blocks, ctx->seed);
-	persist_init(&w.persist, ctx->base, ctx->size);
+	if (persist_init(&w.persist, ctx, err, err_len) < 0) {
+		first_touch_free(&touched);
+		return -1;
+	}
 
 	struct workload_slot *slot = ctx->slot;
 	/* First touches read, even with --write: a byte stored into a block
@@ -273,6 +276,7 @@ const struct workload_ops workload_oltp = {
 		"persist_pmem_workers", "persist_msync_workers", "hot1_ops", "hot10_ops", "blocks",
 		NULL,
 	},
+	.persists = true,
 	.config_bytes = sizeof(struct oltp_config),
 	.prepare = oltp_prepare,
 	.run = oltp_run,

@@ -1,5 +1,6 @@
-/* persist.c - libpmem when the region is pmem, msync(MS_SYNC) otherwise. */
+/* persist.c - libpmem when the backend maps DAX MAP_SYNC, msync(MS_SYNC) otherwise. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -8,10 +9,24 @@
 
 #include "persist.h"
 
-void persist_init(struct persist *p, void *base, size_t size)
+int persist_init(struct persist *p, const struct workload_ctx *ctx, char *err, size_t err_len)
 {
-	p->pmem = pmem_is_pmem(base, size) != 0;
 	p->sys_page = (size_t)sysconf(_SC_PAGESIZE);
+	switch (ctx->persist) {
+	case PERSIST_PMEM:
+		p->pmem = true;
+		return 0;
+	case PERSIST_MSYNC:
+	case PERSIST_VOLATILE:
+		p->pmem = false;
+		return 0;
+	case PERSIST_NONE:
+	case PERSIST_UNSTATED:
+		break;
+	}
+	snprintf(err, err_len, "no durability path for this region (the backend stated %s)",
+		 persist_mode_name(ctx->persist));
+	return -1;
 }
 
 static int msync_range(const struct persist *p, const void *addr, size_t len)

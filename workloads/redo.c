@@ -7,8 +7,8 @@
  * insertion reserves space, or Oracle's redo allocation latch), waits if
  * the slot's previous occupant (one lap earlier) is still being written
  * ("log buffer space"), copies the record in and makes it durable
- * (pmem_memcpy_persist when the region is pmem, memcpy + msync(MS_SYNC)
- * otherwise), then sets and persists the record's commit marker (its end
+ * (pmem_memcpy_persist when the backend maps DAX MAP_SYNC, memcpy +
+ * msync(MS_SYNC) otherwise: workloads/persist.h), then sets and persists the record's commit marker (its end
  * LSN), written last so that a record is valid only once complete.
  *
  * The other workers read the log as log shippers or change-capture
@@ -152,7 +152,10 @@ static int redo_write(struct redo_worker *w)
 	 * would corrupt a record or a control word. */
 	struct workload_ctx touch_ctx = *ctx;
 	touch_ctx.write = false;
-	persist_init(&persist, ctx->base, ctx->size);
+	if (persist_init(&persist, ctx, w->err, w->err_len) < 0) {
+		first_touch_free(&touched);
+		return -1;
+	}
 	first_touch_range(&touched, &touch_ctx, 0, sizeof(*w->control));
 	w->c[persist.pmem ? C_PERSIST_PMEM_WORKERS : C_PERSIST_MSYNC_WORKERS] = 1;
 	rng_seed(&rng, ctx->seed);
@@ -360,6 +363,7 @@ const struct workload_ops workload_redo = {
 		"space_waits", "persist_pmem_workers", "persist_msync_workers",
 		"persist_over_10us", "persist_over_100us", "persist_over_1ms", NULL,
 	},
+	.persists = true,
 	.config_bytes = sizeof(struct redo_config),
 	.prepare = redo_prepare,
 	.run = redo_run,

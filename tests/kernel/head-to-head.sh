@@ -7,7 +7,9 @@
 # memory pre-flight counts mshare's page tables once: 500 workers over 2 GiB
 # (500 x 4 MiB of 4 KiB page tables if each had its own, more than the
 # guest's 2 GiB) run under mshare and are refused as plain MAP_SHARED; and
-# that the page size recorded for a DAX file is the one the mappings got
+# that a DAX file is mapped MAP_SYNC (by the mshare donor and by every
+# MAP_SHARED worker) and oltp persists there with pmem_persist in every
+# worker; that the page size recorded for a DAX file is the one the mappings got
 # (4 KiB with --page 4k, 2 MiB PMD mappings on the 2M-aligned namespace);
 # and that a run stopped by SIGINT, or its parent killed outright, leaves no
 # msharefs entry and no backing file behind.
@@ -36,6 +38,8 @@ mshare-bench run --backend mshare --workers 4 --size 64M --workload verify --qui
 mshare-bench run --backend mshare --workers 500 --size 2G --page 4k --workload pt-footprint --quiet --out /out/big.json &&
 { mshare-bench run --backend file --path /mnt/pmem --workers 500 --size 2G --page 4k --workload pt-footprint \
 	--quiet --out /out/big-file.json 2>/out/big-file.err; echo \$? >/out/big-file.rc; } &&
+mshare-bench run --backend mshare --workers 4 --size 16M --workload oltp --ops 2000 --write-pct 50 --quiet --out /out/oltp-mshare.json &&
+mshare-bench run --backend file --path /mnt/pmem --page 4k --workers 4 --size 16M --workload oltp --ops 2000 --write-pct 50 --quiet --out /out/oltp-dax.json &&
 ls -A /sys/fs/mshare > /out/leftover.txt &&
 for how in INT KILL; do
 	mshare-bench run --backend mshare --workers 200 --size 64M --workload sga-read --duration 120s --quiet \
@@ -117,5 +121,15 @@ for how, want_rc in (("INT", "130"), ("KILL", "137")):
     ok_s = len(during) == 1 and rc_s == want_rc and not left_s and no_rec
     print(("ok" if ok_s else "not ok") + " %d - SIG%s during a 200-worker mshare run (msharefs then held %s): exit %s, no record, nothing left in msharefs or /mnt/pmem %s" % (n, how, during, rc_s, left_s)); n += 1
     ok_stop = ok_stop and ok_s
-sys.exit(0 if ok and ok_dax and ok_v and not left and ok_pages and ok_big and ok_ref and ok_stop else 1)
+ok_persist = True
+for name in ("oltp-mshare.json", "oltp-dax.json"):
+    r = rec(name)["results"]
+    w = r["workload"]
+    c = w["counters"]
+    ok_o = (r["persist"] == "pmem" and r["map_sync"] is True and w["persist_path"] == "pmem" and
+            c["persist_pmem_workers"] == 4 and c["persist_msync_workers"] == 0 and
+            c["checksum_failures"] == 0 and c["verified_foreign"] > 0)
+    print(("ok" if ok_o else "not ok") + " %d - %s: DAX mapped MAP_SYNC (%s), every worker persisted with pmem_persist (%d pmem, %d msync), %d checksum failures, %d foreign blocks verified; why: %s" % (n, name, r["map_sync"], c["persist_pmem_workers"], c["persist_msync_workers"], c["checksum_failures"], c["verified_foreign"], r["persist_why"])); n += 1
+    ok_persist = ok_persist and ok_o
+sys.exit(0 if ok and ok_dax and ok_v and not left and ok_pages and ok_big and ok_ref and ok_stop and ok_persist else 1)
 PY

@@ -32,10 +32,10 @@ def tap(ok, what, skip=None):
     sys.stdout.flush()
 
 
-def run(workload, *args, backend="shm", workers=WORKERS, size=SIZE, env=None):
+def run(workload, *args, backend="shm", workers=WORKERS, size=SIZE, env=None, args_after=()):
     """Run one workload; returns (exit status, record or None, stderr)."""
     cmd = [BIN, "run", "--backend", backend, "--workers", str(workers), "--size", size,
-           "--workload", workload, "--quiet", *args]
+           "--workload", workload, "--quiet", *args, *args_after]
     e = dict(os.environ)
     e.pop("PMEM_IS_PMEM_FORCE", None)
     e.update(env or {})
@@ -140,6 +140,38 @@ def check_oltp(env, path):
 def test_oltp():
     check_oltp({}, "msync")
     check_oltp({"PMEM_IS_PMEM_FORCE": "1"}, "pmem")
+
+
+def test_persist_is_stated():
+    # The backend states how a write is made durable, and why; the workers
+    # act on it (no guess from the mapping). tmpfs is volatile; a file on a
+    # disk filesystem is msync (MAP_SYNC refused: not DAX) or, on DAX, pmem
+    # with MAP_SYNC; PMEM_IS_PMEM_FORCE=1 forces pmem and says so.
+    rc, rec, err = run("oltp", "--ops", "500", "--write-pct", "50")
+    r = rec["results"] if rec else {}
+    tap(rc == 0 and r.get("persist") == "volatile" and r.get("map_sync") is False and
+        "tmpfs" in r.get("persist_why", "") and wl(rec)["persist_path"] == "msync",
+        f"oltp on shm: persist {r.get('persist')}, map_sync {r.get('map_sync')}: {r.get('persist_why')}")
+    with tempfile.TemporaryDirectory(dir="build") as d:
+        rc, rec, err = run("redo", "--ops", "500", "--writers", "2", backend="file", args_after=["--path", d])
+        r = rec["results"] if rec else {}
+        fs = r.get("fs_type")
+        if fs in ("tmpfs", "ramfs"):
+            want = "volatile"
+        elif r.get("dax"):
+            want = "pmem"
+        else:
+            want = "msync"
+        why = r.get("persist_why", "")
+        ok = rc == 0 and r.get("persist") == want and r.get("map_sync") == (want == "pmem") and \
+            wl(rec)["persist_path"] == ("pmem" if want == "pmem" else "msync") and \
+            (want != "msync" or "MAP_SYNC" in why)
+        tap(ok, f"redo on a file in build/ ({fs}): persist {r.get('persist')} (want {want}), "
+                f"map_sync {r.get('map_sync')}: {why}")
+    rc, rec, err = run("oltp", "--ops", "500", env={"PMEM_IS_PMEM_FORCE": "1"})
+    r = rec["results"] if rec else {}
+    tap(rc == 0 and r.get("persist") == "pmem" and r.get("persist_why", "").startswith("PMEM_IS_PMEM_FORCE=1"),
+        f"PMEM_IS_PMEM_FORCE=1 is recorded as the reason: {r.get('persist_why')}")
 
 
 def test_write_touch_keeps_data_intact():
@@ -290,6 +322,7 @@ def main():
     test_every_backend()
     test_sga_read_distribution()
     test_oltp()
+    test_persist_is_stated()
     test_write_touch_keeps_data_intact()
     test_redo()
     test_connect_storm()
