@@ -81,11 +81,30 @@ static long pool_persistent(size_t page_bytes)
 	return nr - surplus;
 }
 
+/* --mem-policy bind/interleave: the pool grows on the policy's nodes. */
+static bool obey_mempolicy;
+
+void hugepool_obey_mempolicy(bool on)
+{
+	obey_mempolicy = on;
+}
+
+/* The file that sets the persistent count: nr_hugepages_mempolicy (the
+ * kernel allocates and frees only on the nodes of the writer's memory
+ * policy) when asked and present, else nr_hugepages (every node). */
+static void pool_count_path(size_t page_bytes, char *path, size_t len)
+{
+	char dir[128];
+	hugepool_dir(page_bytes, dir, sizeof(dir));
+	snprintf(path, len, "%s/nr_hugepages_mempolicy", dir);
+	if (!obey_mempolicy || access(path, W_OK) != 0)
+		snprintf(path, len, "%s/nr_hugepages", dir);
+}
+
 static int pool_set(size_t page_bytes, long persistent)
 {
-	char dir[128], path[192];
-	hugepool_dir(page_bytes, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/nr_hugepages", dir);
+	char path[192];
+	pool_count_path(page_bytes, path, sizeof(path));
 	return procfs_write_long(path, persistent);
 }
 
@@ -467,7 +486,7 @@ int hugepool_reserve(struct hugepool_claim *c, long pages, char *err, size_t err
 	struct entry e;
 
 	hugepool_dir(page, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/nr_hugepages", dir);
+	pool_count_path(page, path, sizeof(path));
 	if (avail < 0) {
 		snprintf(err, err_len, "no pool of %zu kB huge pages on this kernel (%s missing)", page / 1024, dir);
 		return -1;

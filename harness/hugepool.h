@@ -44,6 +44,10 @@ long hugepool_available(size_t page_bytes);
 
 /* Where a wait for the lock looks for a stop request (SIGINT...). */
 void hugepool_set_stop_flag(volatile sig_atomic_t *flag);
+/* Grow (and shrink) the pool through nr_hugepages_mempolicy, so that the
+ * pages come from the nodes of this process's memory policy (run
+ * --mem-policy bind/interleave); off: nr_hugepages, every node. */
+void hugepool_obey_mempolicy(bool on);
 
 /* A claim with nothing held. */
 void hugepool_claim_init(struct hugepool_claim *c, size_t page_bytes);

@@ -231,7 +231,8 @@ static void write_numa(struct json_writer *w, const struct run_state *rs)
 	json_key_string(w, "mem_policy_scope",
 			"set_mempolicy() of the run's process before the backend's set-up, inherited by every worker: "
 			"it places what they allocate: the region's data they fault in (shared memory, page cache, "
-			"anonymous memory), hugetlb pages allocated in the set-up, and page-table pages; not the data "
+			"anonymous memory), hugetlb pages allocated in the set-up (bind/interleave: the pool grows through "
+			"nr_hugepages_mempolicy, on the policy's nodes), and page-table pages; not the data "
 			"of a DAX file (on the device, data_device_node)");
 	json_key_i64(w, "data_device_node", p->data_device_node);
 	json_key_string(w, "data_device", p->data_device[0] ? p->data_device : NULL);

@@ -394,6 +394,8 @@ int run_main(int argc, char **argv)
 		fprintf(stderr, "mshare-bench run: %s\n", err);
 		return 1;
 	}
+	/* Pages the pool must gain come from the policy's nodes. */
+	hugepool_obey_mempolicy(cfg->numa.policy == MEMPOL_BIND || cfg->numa.policy == MEMPOL_INTERLEAVE);
 
 	rs->t_start = clock_now_ns();
 	rs->backend_ready = true; /* teardown is safe after a partial setup */

@@ -16,15 +16,34 @@ sums() {
 		sum(n["parked_bytes"] for n in p["nodes"]) == p["meminfo_parked_bytes"])(r["results"]["pagetables"])'
 }
 
-out=$WORK/spread.json
-if "$BIN" run --backend shm --page 4k --workers 16 --size 64M --workload pt-footprint --cpus spread \
-	--mem-policy local --quiet --out "$out"; then
+# The nodes' growth is system-wide like PageTables: other processes exiting
+# during the run can hide part of the region's pages, so that size check gets
+# three attempts (the sum checks are exact whatever others do).
+grown() {
+	jtest "$1" 'sum(n["delta_bytes"] for n in r["results"]["pagetables"]["nodes"]) >= 16 * 139264 * 0.9'
+}
+attempt=1
+while :; do
+	out=$WORK/spread.$attempt.json
+	"$BIN" run --backend shm --page 4k --workers 16 --size 64M --workload pt-footprint --cpus spread \
+		--mem-policy local --quiet --out "$out" || break
+	grown "$out" && break
+	[ $attempt -ge 3 ] && break
+	attempt=$((attempt + 1))
+done
+if [ -f "$out" ]; then
 	ok "shm 4k, 16 workers, --cpus spread --mem-policy local runs"
 	check "one per-node entry for each of the $nodes node(s) in /sys/devices/system/node" \
 		jtest "$out" "len(r['results']['pagetables']['nodes']) == $nodes == r['results']['numa']['nodes']"
 	check "per-node PageTables deltas sum to the system delta (before, baseline and parked points)" sums "$out"
-	check "the region's page tables show up on the nodes (delta >= 16 x 34 pages)" \
-		jtest "$out" 'sum(n["delta_bytes"] for n in r["results"]["pagetables"]["nodes"]) >= 16 * 139264 * 0.9'
+	what="the region's page tables show up on the nodes (delta >= 90% of 16 x 34 pages; attempt $attempt)"
+	if grown "$out"; then
+		ok "$what"
+	elif [ "$(pagetables_drift)" -gt $((16 * 139264 / 4)) ]; then
+		skip "$what" "other processes move PageTables by more than a quarter of the region's pages a second now"
+	else
+		not_ok "$what"
+	fi
 	check "the record names the options and what was applied" \
 		jtest "$out" 'r["config"]["cpus"] == "spread" and r["config"]["mem_policy"] == "local" and
 			r["results"]["numa"]["cpu_placement"] == "spread" and r["results"]["numa"]["mem_policy"] == "local"'

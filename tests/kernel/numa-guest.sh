@@ -8,7 +8,9 @@
 # (all on node 1 with --cpus 1; none on node 1 with --mem-policy bind:0);
 # the DAX file's device is recorded on node 1; mshare's one shared set goes
 # where its faulting workers allocate (node 0 with --cpus compact, node 1
-# with --mem-policy bind:1). What it measures (where
+# with --mem-policy bind:1); hugetlb-2m with --mem-policy bind:1 grows the
+# pool on node 1 (without nr_hugepages_mempolicy its pages were spread and
+# the region could not be allocated). What it measures (where
 # mshare's one set of page tables lands, the MAP_SHARED split with spread
 # workers) is printed as TAP comments, not asserted: the kernel decides.
 # Fails when the guest cannot run; skips only with MSHARE_SKIP_GUEST=1.
@@ -34,6 +36,9 @@ mshare-bench run --backend file --path /mnt/pmem --workers 20 --cpus 1 $c --out 
 mshare-bench run --backend file --path /mnt/pmem --workers 20 --cpus spread --mem-policy bind:0 $c --out /out/dax4k-bind0.json &&
 mshare-bench run --backend mshare --workers 20 --cpus compact $c --out /out/mshare-compact.json &&
 mshare-bench run --backend mshare --workers 20 --cpus spread --mem-policy bind:1 $c --out /out/mshare-bind1.json &&
+mshare-bench run --backend hugetlb-2m --workers 8 --size 256M --workload pt-footprint --cpus spread --mem-policy bind:1 \
+	--quiet --out /out/hugetlb-bind1.json &&
+cat /sys/devices/system/node/node*/hugepages/hugepages-2048kB/nr_hugepages >/out/hugepages-after.txt &&
 { mshare-bench run --backend shm --workers 2 --size 4M --workload touch --cpus 2 --out /out/never.json 2>/out/cpu2.err; echo \$? >/out/cpu2.rc; }
 " >"$out.vm.log" 2>&1
 rc=$?
@@ -91,6 +96,13 @@ check(f"mshare, --cpus compact: all 20 workers on node 0, the one shared set (33
       mc["results"]["numa"]["workers_per_node"] == [20, 0] and per_node(mc)[0] >= 33 * 4096 and per_node(mc)[1] == 0)
 check(f"mshare, --cpus spread --mem-policy bind:1: the shared set on node 1 only (node deltas {per_node(mb)})",
       mb["results"]["numa"]["workers_per_node"] == [10, 10] and per_node(mb)[1] >= 33 * 4096 and per_node(mb)[0] == 0)
+hb = rec("hugetlb-bind1.json")
+check(f"hugetlb-2m --mem-policy bind:1: the pool grew on node 1 (nr_hugepages_mempolicy), 128 pages, the run "
+      f"worked and its PMD pages are on node 1 (node deltas {per_node(hb)})",
+      hb["results"]["hugepages_added_to_pool"] == 128 and hb["results"]["workers_measured"] == 8 and
+      per_node(hb) == [0, 8 * 4096])
+after = open(os.path.join(out, "hugepages-after.txt")).read().split()
+check(f"the pool is given back on both nodes afterwards ({after})", after == ["0", "0"])
 err = open(os.path.join(out, "cpu2.err")).read().strip()
 check(f"--cpus 2 on a 2-vCPU guest refused before anything forks: {err!r}",
       open(os.path.join(out, "cpu2.rc")).read().strip() == "2" and "CPU 2" in err and
