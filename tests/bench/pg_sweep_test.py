@@ -37,7 +37,7 @@ def facts(mode, n, **over):
          "connected_after_s": 2, "backends_connected": n, "backends_measured": n, "pagetables_end_kb": 3048,
          "vmpte_sum_kb": 2000, "minflt_delta": 9000, "rss_shmem_sum_kb": 81920, "rss_anon_sum_kb": 1000,
          "vmpte_min_kb": 96, "vmpte_max_kb": 104, "mem_available_kb_end": 1000000, "commits_delta": 4500,
-         "pgbench_still_running": "yes", "pgbench_rc": 0, "latency_samples": 5000, "latency_p50_us": 9000,
+         "pgbench_still_running": "yes", "backends_in_snapshot": n, "pgbench_rc": 0, "latency_samples": 5000, "latency_p50_us": 9000,
          "latency_p99_us": 150000, "latency_max_us": 400000, "latency_mean_us": 19000}
     f.update(over)
     return "".join("%s=%s\n" % kv for kv in f.items()) + PGBENCH
@@ -76,7 +76,7 @@ with tempfile.TemporaryDirectory() as d:
     open(os.path.join(boot, "vm-env.txt"), "w").write(
         "kernel=6.1.192\nkernel_version=#1 SMP mshare-bench-28patches\ncpus=2\nmem_total_kb=2000000\nmshare_size=549755813888\n")
     open(os.path.join(boot, "pg", "4k-c10.facts"), "w").write(facts("4k", 10))
-    open(os.path.join(boot, "pg", "4k-c20.facts"), "w").write(facts("4k", 20, backends_measured=12))
+    open(os.path.join(boot, "pg", "4k-c20.facts"), "w").write(facts("4k", 20, backends_measured=12, backends_in_snapshot=12))
     open(os.path.join(boot, "pg", "mshare-dax-c10.facts"), "w").write(facts("mshare-dax", 10, vmpte_sum_kb=1000))
     results = os.path.join(d, "results")
     r = run(spec, "--facts", boot, "--results", results)

@@ -28,10 +28,6 @@ HP=/proc/sys/vm/nr_hugepages
 # Figures of many processes at once, one awk each (a process per backend
 # would take seconds under TCG): PIDS are the arguments.
 files() { suffix=$1; shift; for p in "$@"; do printf '/proc/%s/%s\n' "$p" "$suffix"; done; }
-# shellcheck disable=SC2046
-status_sum() { k=$1; shift; [ $# -gt 0 ] || { echo 0; return; }; cat $(files status "$@") 2>/dev/null | awk -v k="$k:" '$1 == k {s += $2} END {print s + 0}'; }
-# shellcheck disable=SC2046
-status_minmax() { k=$1; shift; [ $# -gt 0 ] || return; cat $(files status "$@") 2>/dev/null | awk -v k="$k:" '$1 == k {if (n++ == 0 || $2 < lo) lo = $2; if ($2 > hi) hi = $2} END {print lo + 0, hi + 0}'; }
 # minflt is field 10 of /proc/PID/stat (the comm, "postgres", has no space).
 # shellcheck disable=SC2046
 minflt_sum() { [ $# -gt 0 ] || { echo 0; return; }; cat $(files stat "$@") 2>/dev/null | awk '{s += $10} END {print s + 0}'; }
@@ -110,21 +106,34 @@ for mode in $(echo "$modes" | tr ',' ' '); do
 		left=$((T - (tc - ts)))
 		while [ $(($(date +%s) - tc)) -lt $((left / 2)) ] && kill -0 $bpid 2>/dev/null; do sleep 1; done
 		pids=$(backend_pids)
+		# One snapshot of every backend's status and stat files (two
+		# processes: a process per figure took over 10 s under load), then
+		# PageTables and the TLB count; every figure below is read from it.
+		# pgbench holds all its connections until its end: when it still
+		# runs after the snapshot and the snapshot holds N backends, they
+		# were all connected at that moment.
+		snap=$PGRUN/snap
+		# shellcheck disable=SC2046,SC2086
+		cat $(files status $pids) >"$snap.status" 2>/dev/null
+		# shellcheck disable=SC2046,SC2086
+		cat $(files stat $pids) >"$snap.stat" 2>/dev/null
+		pt1=$(meminfo_kb PageTables); tlb1=$(tlb_shootdowns)
+		running=$(kill -0 $bpid 2>/dev/null && echo yes || echo no)
 		fact sampled_after_s $(($(date +%s) - tc))
 		# shellcheck disable=SC2086
 		{
-			fact pgbench_still_running "$(kill -0 $bpid 2>/dev/null && echo yes || echo no)"
+			fact pgbench_still_running "$running"
 			fact backends_measured "$(echo $pids | wc -w)"
-			fact pagetables_end_kb "$(meminfo_kb PageTables)"
-			fact vmpte_sum_kb "$(status_sum VmPTE $pids)"
-			fact minflt_delta $(($(minflt_sum $pids) - m0))
-			fact tlb_shootdowns_delta $(($(tlb_shootdowns) - tlb0))
-			fact rss_shmem_sum_kb "$(status_sum RssShmem $pids)"
-			fact rss_anon_sum_kb "$(status_sum RssAnon $pids)"
-			set -- $(status_minmax VmPTE $pids)
+			fact backends_in_snapshot "$(grep -c '^VmPTE:' "$snap.status")"
+			fact pagetables_end_kb "$pt1"
+			fact vmpte_sum_kb "$(awk '$1 == "VmPTE:" {s += $2} END {print s + 0}' "$snap.status")"
+			fact minflt_delta $(($(awk '{s += $10} END {print s + 0}' "$snap.stat") - m0))
+			fact tlb_shootdowns_delta $((tlb1 - tlb0))
+			fact rss_shmem_sum_kb "$(awk '$1 == "RssShmem:" {s += $2} END {print s + 0}' "$snap.status")"
+			fact rss_anon_sum_kb "$(awk '$1 == "RssAnon:" {s += $2} END {print s + 0}' "$snap.status")"
+			set -- $(awk '$1 == "VmPTE:" {if (n++ == 0 || $2 < lo) lo = $2; if ($2 > hi) hi = $2} END {print lo + 0, hi + 0}' "$snap.status")
 			fact vmpte_min_kb "${1:-}"; fact vmpte_max_kb "${2:-}"
 			fact mem_available_kb_end "$(meminfo_kb MemAvailable)"
-			fact backends_after_sample "$(backend_pids | wc -w)"
 			# Last: a query takes seconds with N busy clients under TCG.
 			# Both counts are taken the same way (faults, then commits),
 			# so the two windows have the same length; backends flush
