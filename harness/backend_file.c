@@ -79,9 +79,11 @@ static int file_setup(struct region *r, char *err, size_t err_len)
 
 	if (!b)
 		return -1;
+	struct stat st;
+	/* An existing regular file is used as is; anything else is created here. */
+	bool fresh = !(stat(r->path, &st) == 0 && S_ISREG(st.st_mode));
 	if (file_open(r, b, err, err_len))
 		return -1;
-	struct stat st;
 	if (fstat(b->fd, &st) == 0 && (uint64_t)st.st_size < r->size &&
 	    ftruncate(b->fd, (off_t)r->size) != 0) {
 		snprintf(err, err_len, "cannot size %s to %zu bytes: %s", r->backing, r->size, strerror(errno));
@@ -94,6 +96,10 @@ static int file_setup(struct region *r, char *err, size_t err_len)
 	}
 	r->backend_page_bytes = 4096;
 	backend_fd_persist(r, b->fd);
+	/* A file it created is all zeros: written once for MAP_SYNC. An
+	 * existing --path FILE is used as it is. */
+	if (fresh && backend_fd_initialize(r, b->fd, err, err_len) != 0)
+		return -1;
 	return 0;
 }
 

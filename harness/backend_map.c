@@ -163,6 +163,41 @@ void backend_fd_persist(struct region *r, int fd)
 		 errno == EOPNOTSUPP ? ": MAP_SYNC needs DAX" : "");
 }
 
+int backend_fd_initialize(struct region *r, int fd, char *err, size_t err_len)
+{
+	const size_t chunk = 1u << 20;
+	char *zeros;
+	size_t n = strlen(r->persist_why);
+
+	if (!r->map_sync || r->read_only)
+		return 0;
+	zeros = calloc(1, chunk);
+	if (!zeros) {
+		snprintf(err, err_len, "out of memory");
+		return -1;
+	}
+	for (size_t off = 0; off < r->size; off += chunk) {
+		size_t len = r->size - off < chunk ? r->size - off : chunk;
+		ssize_t w = pwrite(fd, zeros, len, (off_t)off);
+
+		if (w != (ssize_t)len) {
+			snprintf(err, err_len, "cannot write the %zu-byte backing %s once before mapping it MAP_SYNC: %s",
+				 r->size, r->backing, w < 0 ? strerror(errno) : "short write");
+			free(zeros);
+			return -1;
+		}
+	}
+	free(zeros);
+	if (fdatasync(fd) != 0) {
+		snprintf(err, err_len, "fdatasync of %s: %s", r->backing, strerror(errno));
+		return -1;
+	}
+	snprintf(r->persist_why + n, sizeof(r->persist_why) - n,
+		 "; written once (zeros) at set-up, as a database initializes its files, so that no "
+		 "MAP_SYNC write fault has to commit filesystem metadata");
+	return 0;
+}
+
 int backend_fd_attach(struct region *r, char *err, size_t err_len)
 {
 	struct fd_backing *b = r->backend_private;

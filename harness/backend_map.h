@@ -45,6 +45,15 @@ int backend_path_data(const char *path, char *fs, size_t fs_len, bool *dax, bool
  * PERSIST_MSYNC with the refusal recorded. Sets r->dax and r->fs_type. */
 void backend_fd_persist(struct region *r, int fd);
 
+/* For a file the backend created (all zeros) that is mapped MAP_SYNC:
+ * write its first r->size bytes once (zeros), so that its extents are
+ * written ones. A MAP_SYNC write fault on a block never written (an
+ * unwritten extent from fallocate, or a hole) must make the filesystem's
+ * metadata durable before it returns: measured in the guest, about 2 s
+ * per such fault under TCG (a journal commit), which a database avoids by
+ * initializing its files. Nothing to do otherwise. 0, or -1 with err. */
+int backend_fd_initialize(struct region *r, int fd, char *err, size_t err_len);
+
 /* attach/detach/teardown for backends whose state is a struct fd_backing.
  * attach opens the backing again (through /proc/self/fd: the backing may
  * have no name) and maps it, as a process that connects opens and maps the

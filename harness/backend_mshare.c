@@ -151,6 +151,10 @@ static int open_backing(struct region *r, struct mshare_state *s, bool anon, cha
 	 * too, and their cache flushes (by virtual address, on the same
 	 * physical pages) are durable. */
 	backend_fd_persist(r, fd);
+	if (backend_fd_initialize(r, fd, err, err_len) != 0) {
+		close(fd);
+		return -2;
+	}
 	return fd;
 }
 
