@@ -11,7 +11,7 @@ CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) -Iharness -Iplanner -I$(BUILD)/gen -MMD -MP
-LDLIBS  += -lpmem -lnuma -lhwloc -lm
+LDLIBS  += -lpmem -lnuma -lhwloc -ljansson -lm
 
 BUILD   := build
 BIN     := $(BUILD)/mshare-bench

@@ -10,7 +10,8 @@
 #include <sys/stat.h>
 
 #include "calibrate.h"
-#include "json_read.h"
+#include "record_json.h"
+#include "json.h"
 #include "plan_report.h"
 #include "pt_model.h"
 #include "units.h"
@@ -160,7 +161,7 @@ static bool touches_everything(const char *workload)
  * backend_ops); records from before the facts were written name only the
  * backend, and for them the same facts are those of the backends of that
  * time. */
-static const char *record_planner_mode(const struct jr_value *r, const char *backend, bool *known)
+static const char *record_planner_mode(const json_t *r, const char *backend, bool *known)
 {
 	static const struct {
 		const char *backend, *mode;
@@ -168,7 +169,7 @@ static const char *record_planner_mode(const struct jr_value *r, const char *bac
 		{ "shm", "by-page" }, { "file", "by-page" }, { "anon", "by-page" }, { "hugetlb-2m", "hugetlb-2m" },
 		{ "hugetlb-1g", "hugetlb-1g" }, { "mshare", "mshare" },
 	};
-	const struct jr_value *facts = jr_get(r, "config.backend_facts");
+	const json_t *facts = jr_get(r, "config.backend_facts");
 
 	*known = true;
 	if (facts)
@@ -180,7 +181,7 @@ static const char *record_planner_mode(const struct jr_value *r, const char *bac
 	return NULL;
 }
 
-static int choose_mode(const struct jr_value *r, struct point *p)
+static int choose_mode(const json_t *r, struct point *p)
 {
 	bool dax = false, known;
 	const char *mode = record_planner_mode(r, p->backend, &known);
@@ -217,7 +218,7 @@ static int choose_mode(const struct jr_value *r, struct point *p)
 
 /* A mapping that is part 2 MiB, part 4 KiB: the 2 MiB blocks that are not
  * PMD-mapped (per the record's smaps of one worker) each need a PTE page. */
-static void apply_mixed_mapping(const struct jr_value *r, struct point *p)
+static void apply_mixed_mapping(const json_t *r, struct point *p)
 {
 	uint64_t shmem = 0, file = 0, anon = 0, pmd_bytes, rest;
 
@@ -250,7 +251,7 @@ static bool kernel_counts_pud_in_meminfo(const char *kernel, struct point *p)
 	return major > 6 || (major == 6 && minor > 1);
 }
 
-static int model_point(const struct jr_value *r, struct point *p)
+static int model_point(const json_t *r, struct point *p)
 {
 	struct pt_region region = { 0 };
 	char err[256];
@@ -405,7 +406,7 @@ static uint64_t boundary_pages(const struct point *p, char *which, size_t len)
  * deployment: upper-level pages shared with neighbours, spans never
  * touched, page tables already there at the baseline. short_pages: the
  * shortfall per worker in pages (> 0). */
-static size_t vmpte_causes(const struct jr_value *r, const struct point *p, enum view v, double short_pages,
+static size_t vmpte_causes(const json_t *r, const struct point *p, enum view v, double short_pages,
 			   char *buf, size_t len, size_t used)
 {
 	char which[64];
@@ -449,7 +450,7 @@ static size_t vmpte_causes(const struct jr_value *r, const struct point *p, enum
 }
 
 /* Why the model and the measurement differ, from what the record shows. */
-static void explain(const struct jr_value *r, const struct point *p, enum view v, struct comparison *c)
+static void explain(const json_t *r, const struct point *p, enum view v, struct comparison *c)
 {
 	size_t used = 0, len = sizeof(c->reason);
 	double diff = c->measured - c->model;
@@ -506,7 +507,7 @@ static void explain(const struct jr_value *r, const struct point *p, enum view v
 	(void)used;
 }
 
-static void compare_point(const struct jr_value *r, struct point *p)
+static void compare_point(const json_t *r, struct point *p)
 {
 	double baseline = 0;
 	bool have_baseline = jr_get_number(r, "results.pagetables.vmpte_baseline_per_worker_bytes", &baseline);
@@ -601,27 +602,27 @@ static void print_json(FILE *out, const char *path, struct point *pts, size_t n)
 	size_t compared = 0, within = 0;
 
 	fprintf(out, "{\n  \"planner_version\": 1,\n  \"kind\": \"calibration\",\n  \"path\": ");
-	plan_json_string(out, path);
+	json_write_string(out, path);
 	fprintf(out, ",\n  \"tolerance_pct\": %.1f,\n  \"points\": [", CALIBRATE_TOLERANCE_PCT);
 	for (size_t i = 0; i < n; i++) {
 		struct point *p = &pts[i];
 
 		fprintf(out, "%s\n    {\"file\": ", i ? "," : "");
-		plan_json_string(out, p->file);
+		json_write_string(out, p->file);
 		if (p->skipped) {
 			fprintf(out, ", \"skipped\": true, \"reason\": ");
-			plan_json_string(out, p->skip_reason);
+			json_write_string(out, p->skip_reason);
 			fprintf(out, "}");
 			continue;
 		}
 		fprintf(out, ", \"skipped\": false, \"backend\": \"%s\", \"workload\": \"%s\", \"mode\": \"%s\", "
 			"\"mode_label\": ", p->backend, p->workload, pt_mode_name(p->mode));
-		plan_json_string(out, p->mode_label);
+		json_write_string(out, p->mode_label);
 		fprintf(out, ", \"workers\": %" PRIu64 ", \"size_bytes\": %" PRIu64 ", \"addr\": \"0x%" PRIx64
 			"\", \"touch_fraction\": %g, \"note\": ", p->workers, p->size, p->addr, p->touch_fraction);
-		plan_json_string(out, p->cost.note);
+		json_write_string(out, p->cost.note);
 		fprintf(out, ", \"kernel\": ");
-		plan_json_string(out, p->kernel);
+		json_write_string(out, p->kernel);
 		fprintf(out, ", \"meminfo_counts_pud_pages\": %s", p->meminfo_counts_pud ? "true" : "false");
 		fprintf(out, ",\n     \"comparisons\": [");
 		for (int v = 0, k = 0; v < VIEW_COUNT; v++) {
@@ -639,7 +640,7 @@ static void print_json(FILE *out, const char *path, struct point *pts, size_t n)
 			else
 				fprintf(out, "null");
 			fprintf(out, ", \"within_tolerance\": %s, \"reason\": ", c->within ? "true" : "false");
-			plan_json_string(out, c->reason);
+			json_write_string(out, c->reason);
 			fprintf(out, "}");
 		}
 		fprintf(out, "]}");
@@ -712,14 +713,14 @@ int calibrate_main(const char *path, enum calibrate_format format, FILE *out)
 	}
 	/* Records stay parsed until the output is written: the points point
 	 * into them (backend and workload names). */
-	struct jr_value **roots = calloc(list.count, sizeof(*roots));
+	json_t **roots = calloc(list.count, sizeof(*roots));
 
 	for (size_t i = 0; roots && i < list.count; i++) {
 		struct point *p = &pts[i];
 		char err[400];
 
 		snprintf(p->file, sizeof(p->file), "%s", list.paths[i]);
-		roots[i] = jr_parse_file(list.paths[i], err, sizeof(err));
+		roots[i] = jr_load_file(list.paths[i], err, sizeof(err));
 		if (!roots[i]) {
 			p->skipped = true;
 			snprintf(p->skip_reason, sizeof(p->skip_reason), "unreadable: %s", err);
@@ -743,7 +744,7 @@ int calibrate_main(const char *path, enum calibrate_format format, FILE *out)
 	else
 		print_text(out, path, pts, list.count);
 	for (size_t i = 0; i < list.count; i++) {
-		jr_free(roots[i]);
+		json_decref(roots[i]);
 		free(list.paths[i]);
 	}
 	free(roots);

@@ -12,6 +12,7 @@
 #include "capacity.h"
 #include "pid_probe.h"
 #include "plan_pid.h"
+#include "json.h"
 #include "plan_report.h"
 #include "pt_model.h"
 #include "touch_map.h"
@@ -328,10 +329,10 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 		fprintf(out, "  \"segment\": {\"start\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64 "\", \"start_bytes\": %"
 			PRIu64 ", \"size_bytes\": %" PRIu64 ", \"perms\": \"%s\", \"name\": ", p.seg_start, p.seg_end,
 			p.seg_start, size, p.seg_perms);
-		plan_json_string(out, p.seg_name);
+		json_write_string(out, p.seg_name);
 		fprintf(out, ", \"page_bytes\": %" PRIu64 ", \"mode\": \"%s\", \"spans_2m\": %" PRIu64 ", \"why\": ",
 			p.seg_page_bytes, pt_mode_name(p.seg_mode), seg_spans);
-		plan_json_string(out, p.why);
+		json_write_string(out, p.why);
 		fprintf(out, "},\n  \"root\": %s, \"descendants\": %zu, \"skipped_not_mapping\": %zu, "
 			"\"skipped_unreadable\": %zu,\n", p.root ? "true" : "false", p.descendants, p.skipped_unmapped,
 			p.skipped_unreadable);
@@ -347,7 +348,7 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 		fprintf(out, "    \"per_process\": [");
 		for (size_t i = 0; i < p.proc_count; i++) {
 			fprintf(out, "%s\n      {\"pid\": %d, \"comm\": ", i ? "," : "", (int)p.procs[i].pid);
-			plan_json_string(out, p.procs[i].comm);
+			json_write_string(out, p.procs[i].comm);
 			fprintf(out, ", \"vmpte_bytes\": %" PRId64
 				", \"touched_bytes\": %" PRIu64 ", \"touched_spans_2m\": %" PRIu64
 				", \"segment_model_bytes\": %" PRIu64 ", \"segment_presence_bytes\": %" PRIu64

@@ -4,26 +4,11 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "json.h"
 #include "plan_report.h"
 #include "units.h"
 
 #define FMT(b) units_format_bytes((b), (char[32]){ 0 }, 32)
-
-void plan_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
 
 static const char *sga_placement_text(const struct plan_request *req)
 {
@@ -204,7 +189,7 @@ void plan_report_json(FILE *out, const struct plan_request *req, const struct pl
 			pt_mode_name(req->modes[i]), row->valid ? "true" : "false");
 		if (!row->valid) {
 			fprintf(out, ", \"error\": ");
-			plan_json_string(out, row->error);
+			json_write_string(out, row->error);
 			fprintf(out, ", \"pagetable_bytes_total\": null, \"pagetable_bytes_per_process\": null"
 				", \"fits\": false, \"max_processes\": 0}");
 			continue;
@@ -228,7 +213,7 @@ void plan_report_json(FILE *out, const struct plan_request *req, const struct pl
 			fprintf(out, " \"mshare_range\": [\"0x%" PRIx64 "\", \"0x%" PRIx64 "\"],",
 				k->mshare_start, k->mshare_end);
 		fprintf(out, " \"note\": ");
-		plan_json_string(out, k->note);
+		json_write_string(out, k->note);
 		fprintf(out, ",\n     \"sga_ram_bytes\": %" PRIu64 ", \"private_bytes_total\": %" PRIu64
 			", \"demand_bytes\": %" PRIu64 ", \"ram_fraction\": %.6g,\n",
 			c->sga_ram_bytes, c->private_total_bytes, c->demand_bytes, c->ram_fraction);

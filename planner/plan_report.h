@@ -34,7 +34,5 @@ void plan_report_json(FILE *out, const struct plan_request *req, const struct pl
  * column per mode, log-spaced counts from 1 to req->inputs.processes. */
 void plan_report_series(FILE *out, const struct plan_request *req, const struct plan_row *rows);
 
-/* JSON string with escapes. */
-void plan_json_string(FILE *out, const char *s);
 
 #endif

@@ -5,7 +5,7 @@
 # unattended upgrade, another job), apt-get waits for it (up to
 # DEPS_LOCK_TIMEOUT seconds, default 600) and says so, instead of failing.
 set -eu
-PACKAGES="build-essential pkg-config libpmem-dev libpmem2-dev libnuma-dev libhwloc-dev \
+PACKAGES="build-essential pkg-config libpmem-dev libpmem2-dev libnuma-dev libhwloc-dev libjansson-dev \
 ndctl daxctl gnuplot-nox python3 qemu-system-x86 busybox-static e2fsprogs cpio"
 lock_timeout=${DEPS_LOCK_TIMEOUT:-600}
 case "$lock_timeout" in
