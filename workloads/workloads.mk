@@ -5,7 +5,7 @@
 # compiler able to, with AddressSanitizer + UndefinedBehaviorSanitizer.
 
 WORKLOADS_TEST_SRC := tests/workloads/test-zipf.c workloads/zipf.c workloads/block_choice.c \
-	workloads/param.c harness/parse.c harness/json.c
+	harness/param.c harness/workload_util.c harness/parse.c harness/json.c
 WORKLOADS_TEST_BINS := $(BUILD)/tests/workloads/test-zipf
 ifeq ($(SANITIZE_OK),yes)
 WORKLOADS_TEST_BINS += $(BUILD)/tests/workloads/test-zipf-asan

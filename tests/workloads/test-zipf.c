@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "block_choice.h"
+#include "workload.h"
 #include "rng.h"
 #include "zipf.h"
 
@@ -169,6 +170,29 @@ static void test_scramble_permutation(uint64_t n)
 	ok(bijective, "scramble: rank -> block is a permutation of %lu blocks (multiplier %lu)",
 	   (unsigned long)n, (unsigned long)ch.multiplier);
 	free(seen);
+}
+
+/* The four block-choice params through the harness's own path: typed
+ * parse (workload_prepare) then block_choice_prepare, as a run does. */
+static int chooser_prepare(const union workload_value *v, const char *const *text, size_t region_size, void *config,
+			   char *err, size_t err_len)
+{
+	return block_choice_prepare(v, text, region_size, config, err, err_len);
+}
+
+static const struct workload_ops chooser_ops = {
+	.name = "test-chooser",
+	.params = { BLOCK_CHOICE_PARAMS },
+	.config_bytes = sizeof(struct block_choice_config),
+	.prepare = chooser_prepare,
+};
+
+static int block_choice_parse(const char *const *text, size_t region_size, struct block_choice_config *cfg,
+			      char *err, size_t err_len)
+{
+	union workload_value v[WORKLOAD_MAX_PARAMS];
+
+	return workload_prepare(&chooser_ops, text, region_size, v, cfg, err, err_len);
 }
 
 static void test_chooser_uses_zipf(void)
