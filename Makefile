@@ -55,24 +55,26 @@ test-build:: $(BIN)
 
 # The kernel and guest tests boot the patched kernel: `make test` builds it
 # (or copies it from the cache) first, and they fail when the guest cannot
-# boot. MSHARE_SKIP_GUEST=1 skips them (and the kernel build), saying so.
-# MSHARE_DEBUG_TESTS=1 adds the debug-kernel tier (make test-debug runs it alone).
+# boot. MSHARE_SKIP_GUEST=1 skips them (and the kernel builds), saying so.
+# The debug-kernel tier (tests/kernel/debug-kernel.sh: KASAN, lockdep, ...)
+# is part of it: the debug flavour is built (or copied) too.
+# MSHARE_SKIP_DEBUG=1 skips that tier and its build, saying so
+# (make test-debug runs the tier alone).
 test: test-build
 	@if [ "$(MSHARE_SKIP_GUEST)" = 1 ]; then \
 		echo "make test: MSHARE_SKIP_GUEST=1: the kernel and guest tests are skipped, the patched kernel is not built"; \
 	else \
 		$(MAKE) --no-print-directory kernel || { echo "make test: make kernel failed (see above); the kernel and guest tests need it (MSHARE_SKIP_GUEST=1 make test runs the others)" >&2; exit 1; }; \
-		if [ "$(MSHARE_DEBUG_TESTS)" = 1 ]; then case "tests/kernel/debug-kernel.sh" in *"$(TEST_FILTER)"*) \
-			$(MAKE) --no-print-directory kernel-debug || echo "make test: make kernel-debug failed (see above); tests/kernel/debug-kernel.sh will fail" >&2 ;; \
-		esac; fi; \
+		if [ "$(MSHARE_SKIP_DEBUG)" != 1 ]; then case "tests/kernel/debug-kernel.sh" in *"$(TEST_FILTER)"*) \
+			$(MAKE) --no-print-directory kernel-debug || echo "make test: make kernel-debug failed (see above); tests/kernel/debug-kernel.sh will fail (MSHARE_SKIP_DEBUG=1 make test skips the debug tier)" >&2 ;; \
+		esac; else echo "make test: MSHARE_SKIP_DEBUG=1: the debug-kernel tier is skipped, the debug kernel is not built"; fi; \
 	fi
 	@tests/run-tests.sh
 
-# The debug-kernel tier (KASAN, lockdep, ...; tests/kernel/debug-kernel.sh):
-# opt-in, not part of the default `make test` (see README, Tests).
+# The debug-kernel tier alone (KASAN, lockdep, ...; tests/kernel/debug-kernel.sh).
 .PHONY: test-debug
 test-debug: test-build
-	@$(MAKE) --no-print-directory test MSHARE_DEBUG_TESTS=1 TEST_FILTER=kernel/debug-kernel
+	@$(MAKE) --no-print-directory test MSHARE_SKIP_DEBUG=0 TEST_FILTER=kernel/debug-kernel
 
 # The 2025 mshare series on Linux 6.12 (issue 17): opt-in, not part of the
 # default `make test` (a cold build of that kernel takes about an hour here).
