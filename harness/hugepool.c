@@ -305,6 +305,16 @@ static int recover_entry(const char *path, struct entry *e, FILE *report, const 
 		e->added -= made < e->added ? made : e->added;
 	}
 	e->pending = 0;
+	/* A run cannot own more pages than the pool holds: when someone shrank
+	 * the pool by hand (echo 0 > nr_hugepages) after the run died, the
+	 * rest is already gone, and an entry that waits for it would wait for
+	 * ever (and speak on every later run). */
+	if (e->added > now) {
+		note(report, prefix, "run %ld (dead) had added %ld huge pages of %lu kB; the pool holds only %ld now "
+			     "(shrunk by someone else): %ld of them are gone already",
+		     e->pid, e->added, e->page_kb, now, e->added - now);
+		e->added = now;
+	}
 	if (e->added == 0) {
 		unlink(path);
 		return 0;

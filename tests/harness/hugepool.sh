@@ -242,6 +242,18 @@ raise_by fake-reused $$ 1 3
 "$BIN" cleanup >"$WORK/reused.out" 2>&1
 check "a reused pid (live pid, other start time) counts as dead: cleanup exits 0" [ $? -eq 0 ]
 pool_is "... and its 3 pages go back (pool $orig)" "$orig"
+# A dead run that claims more pages than the pool now holds (someone shrank
+# the pool by hand after it died): settled at once, not kept for ever.
+if [ "$(pool)" -eq 0 ]; then
+	entry fake-shrunk 1 1 66
+	"$BIN" cleanup >"$WORK/shrunk.out" 2>&1
+	rc=$?
+	check "a dead run's 66 pages with the pool at 0: cleanup exits 0 and drops the entry (exit $rc)" \
+		ev '[ $rc -eq 0 ] && [ ! -e "$LEDGER/fake-shrunk" ] && grep -q "the pool holds only 0" "$WORK/shrunk.out"'
+	pool_same "... and the pool stays at 0" 0
+else
+	skip "a dead run's claim above the pool" "the pool holds $(pool) pages: the case needs it at 0"
+fi
 # A live run (this shell, its real start time) is left alone.
 entry fake-live $$ "$(start_of $$)" 0
 before=$(pool)
