@@ -8,12 +8,13 @@
 
 #include "environment.h"
 #include "mshare_detect.h"
+#include "platform.h"
 #include "procfs.h"
 #include "version.h"
 
 const char *environment_platform(void)
 {
-	return access(GUEST_MARKER_PATH, F_OK) == 0 ? "guest" : "host";
+	return platform_from_marker(GUEST_MARKER_PATH, BOOT_ID_PATH);
 }
 
 const char *environment_version(void)

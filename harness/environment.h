@@ -5,9 +5,6 @@
 
 #include "json.h"
 
-/* Present on the benchmark VM only (its init creates it). */
-#define GUEST_MARKER_PATH "/etc/mshare-bench-guest"
-
 /* "host" or "guest". */
 const char *environment_platform(void);
 /* The tool's version (git describe at build time). */
