@@ -26,8 +26,9 @@ static int set_flag(void *data, int i, const struct opt *o, const char *v, char 
 	return 0;
 }
 
-/* `backends` / `workloads` [--json]: 0 text, 1 JSON, -1 after --help, 2 bad usage. */
-static int listing_args(int argc, char **argv, const char *what)
+/* `backends` / `workloads` [--json]: 0 text, 1 JSON (w is started: an
+ * array), or -1 when the command is over (--help: *code 0; bad usage: 2). */
+static int listing_args(int argc, char **argv, const char *what, struct json_writer *w, int *code)
 {
 	bool json = false;
 	char err[256];
@@ -36,11 +37,17 @@ static int listing_args(int argc, char **argv, const char *what)
 	if (rc == 1) {
 		printf("usage: mshare-bench %s [--json]\n", what);
 		opts_help(stdout, json_only, 19);
+		*code = 0;
 		return -1;
 	}
 	if (rc) {
 		fprintf(stderr, "mshare-bench %s: %s\n", what, err);
-		return 2;
+		*code = 2;
+		return -1;
+	}
+	if (json) {
+		json_init(w, stdout);
+		json_begin_array(w, NULL);
 	}
 	return json;
 }
@@ -62,15 +69,12 @@ static int list_backends(int argc, char **argv)
 {
 	struct region r;
 	char why[256];
-	int mode = listing_args(argc, argv, "backends");
 	struct json_writer w;
+	int code, mode = listing_args(argc, argv, "backends", &w, &code);
 
-	if (mode < 0 || mode == 2)
-		return mode < 0 ? 0 : 2;
-	if (mode) {
-		json_init(&w, stdout);
-		json_begin_array(&w, NULL);
-	} else {
+	if (mode < 0)
+		return code;
+	if (!mode) {
 		printf("%-12s %-8s %s\n", "BACKEND", "USABLE", "DESCRIPTION / WHY NOT");
 	}
 	for (const struct backend_ops *const *b = backend_table; *b; b++) {
@@ -107,15 +111,11 @@ static int list_workloads(int argc, char **argv)
 {
 	static const char *const types[] = { [WP_UINT] = "uint", [WP_SIZE] = "size", [WP_REAL] = "real",
 					     [WP_CHOICE] = "choice" };
-	int mode = listing_args(argc, argv, "workloads");
 	struct json_writer w;
+	int code, mode = listing_args(argc, argv, "workloads", &w, &code);
 
-	if (mode < 0 || mode == 2)
-		return mode < 0 ? 0 : 2;
-	if (mode) {
-		json_init(&w, stdout);
-		json_begin_array(&w, NULL);
-	}
+	if (mode < 0)
+		return code;
 	for (const struct workload_ops *const *wl = workload_table; *wl; wl++) {
 		const struct workload_ops *o = *wl;
 		if (!mode) {
