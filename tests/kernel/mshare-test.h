@@ -9,6 +9,8 @@
 
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -193,6 +195,36 @@ static inline void mt_log_status(const char *who, int status)
 		TH_LOG("%s killed by signal %d (%s)", who, WTERMSIG(status), strsignal(WTERMSIG(status)));
 	else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
 		TH_LOG("%s exited with status %d", who, WEXITSTATUS(status));
+}
+
+/* Writes `size` bytes (a multiple of 1 MiB) to a new file at `path`, the
+ * first 8 bytes of page i being header(i, arg), and fsyncs it when `sync`
+ * (its blocks are then allocated and written). 0, or -1 with errno. */
+static inline int mt_write_pattern_file(const char *path, size_t size,
+					uint64_t (*header)(unsigned long index, uint64_t arg), uint64_t arg, int sync)
+{
+	const size_t chunk = 1UL << 20, page = (size_t)sysconf(_SC_PAGESIZE);
+	char *buf = calloc(1, chunk);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	int err = 0;
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	for (size_t off = 0; off < size && !err; off += chunk) {
+		for (size_t p = 0; p < chunk; p += page)
+			*(uint64_t *)(buf + p) = header((off + p) / page, arg);
+		if (pwrite(fd, buf, chunk, off) != (ssize_t)chunk)
+			err = -1;
+	}
+	if (!err && sync && fsync(fd) != 0)
+		err = -1;
+	free(buf);
+	close(fd);
+	return err;
 }
 
 /* Reads the region description from MSHARE_FS_DIR/<name>. */

@@ -68,31 +68,17 @@ static int file_is_dax(const char *path)
 	return (stx.stx_attributes & STATX_ATTR_DAX) != 0;
 }
 
+static uint64_t unsalted_header(unsigned long index, uint64_t unused)
+{
+	(void)unused;
+	return page_header(index);
+}
+
 /* Writes `size` bytes of header-stamped pages and syncs them to the device
  * (the blocks are allocated and written: FIEMAP then knows them). */
 static int write_pattern_file(const char *path, size_t size)
 {
-	char *buf = calloc(1, MiB);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	int err = 0;
-
-	if (fd < 0 || !buf) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	for (size_t off = 0; off < size && !err; off += MiB) {
-		for (size_t p = 0; p < MiB; p += PAGE)
-			*(uint64_t *)(buf + p) = page_header((off + p) / PAGE);
-		if (pwrite(fd, buf, MiB, off) != (ssize_t)MiB)
-			err = -1;
-	}
-	if (!err && fsync(fd) != 0)
-		err = -1;
-	free(buf);
-	close(fd);
-	return err;
+	return mt_write_pattern_file(path, size, unsalted_header, 0, 1);
 }
 
 /*

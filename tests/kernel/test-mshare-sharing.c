@@ -52,29 +52,15 @@ static uint64_t page_header(uint64_t salt, unsigned long index)
 	return (salt * 0x9e3779b97f4a7c15ULL) ^ index;
 }
 
+static uint64_t salted_header(unsigned long index, uint64_t salt)
+{
+	return page_header(salt, index);
+}
+
 /* Writes size bytes, every page stamped with its header; 0 or -1/errno. */
 static int write_pattern_file(const char *path, size_t size, uint64_t salt)
 {
-	const size_t chunk = 1UL << 20;
-	char *buf = calloc(1, chunk);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	int err = 0;
-
-	if (fd < 0 || !buf) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	for (size_t off = 0; off < size && !err; off += chunk) {
-		for (size_t p = 0; p < chunk; p += PAGE)
-			*(uint64_t *)(buf + p) = page_header(salt, (off + p) / PAGE);
-		if (pwrite(fd, buf, chunk, off) != (ssize_t)chunk)
-			err = -1;
-	}
-	free(buf);
-	close(fd);
-	return err;
+	return mt_write_pattern_file(path, size, salted_header, salt, 0);
 }
 
 /* Index of the first page whose header is wrong, or -1 when all are right. */
