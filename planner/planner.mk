@@ -13,13 +13,13 @@ $(BUILD)/tests/planner/plan-driver: tests/planner/plan_driver.c $(PLANNER_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Iplanner -o $@ $^ -ljansson -lm
 
-$(BUILD)/tests/planner/test-pt-model: tests/planner/test-pt-model.c $(PLANNER_OBJS)
+$(BUILD)/tests/planner/test-pt-model: tests/planner/test-pt-model.c tests/lib/tap.h $(PLANNER_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Iplanner -o $@ $^ -ljansson -lm
+	$(CC) $(CFLAGS) -Iplanner -o $@ $< $(PLANNER_OBJS) -ljansson -lm
 
-$(BUILD)/tests/planner/test-json-read: tests/planner/test-json-read.c $(PLANNER_OBJS)
+$(BUILD)/tests/planner/test-json-read: tests/planner/test-json-read.c tests/lib/tap.h $(PLANNER_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Iplanner -o $@ $^ -ljansson -lm
+	$(CC) $(CFLAGS) -Iplanner -o $@ $< $(PLANNER_OBJS) -ljansson -lm
 
 test-build:: $(BUILD)/tests/planner/plan-driver $(BUILD)/tests/planner/test-pt-model \
 	$(BUILD)/tests/planner/test-json-read
@@ -31,7 +31,7 @@ PLANNER_ASAN_SRCS := $(PLANNER_SRCS) harness/parse.c harness/opts.c harness/json
 SANITIZE_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SANITIZE_OK ?= $(shell echo 'int main(void){return 0;}' | $(CC) $(SANITIZE_FLAGS) -x c - -o /dev/null 2>/dev/null && echo yes)
 ifeq ($(SANITIZE_OK),yes)
-$(BUILD)/tests/planner/test-pt-model-asan: tests/planner/test-pt-model.c $(PLANNER_ASAN_SRCS) planner/*.h
+$(BUILD)/tests/planner/test-pt-model-asan: tests/planner/test-pt-model.c tests/lib/tap.h $(PLANNER_ASAN_SRCS) planner/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O1 $(SANITIZE_FLAGS) -Iplanner -o $@ $< $(PLANNER_ASAN_SRCS) -ljansson -lm
 
@@ -39,7 +39,7 @@ $(BUILD)/tests/planner/plan-driver-asan: tests/planner/plan_driver.c $(PLANNER_A
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O1 $(SANITIZE_FLAGS) -Iplanner -o $@ $< $(PLANNER_ASAN_SRCS) -ljansson -lm
 
-$(BUILD)/tests/planner/test-json-read-asan: tests/planner/test-json-read.c $(PLANNER_ASAN_SRCS) planner/*.h
+$(BUILD)/tests/planner/test-json-read-asan: tests/planner/test-json-read.c tests/lib/tap.h $(PLANNER_ASAN_SRCS) planner/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O1 $(SANITIZE_FLAGS) -Iplanner -o $@ $< $(PLANNER_ASAN_SRCS) -ljansson -lm
 

@@ -14,11 +14,11 @@ ifeq ($(SANITIZE_OK),yes)
 HARNESS_TEST_BINS += $(HARNESS_TEST_SRCS:tests/%.c=$(BUILD)/tests/%-asan)
 endif
 
-$(BUILD)/tests/harness/test-%: tests/harness/test-%.c tests/harness/tap.h $(HARNESS_TEST_UNITS) harness/*.h
+$(BUILD)/tests/harness/test-%: tests/harness/test-%.c tests/lib/tap.h $(HARNESS_TEST_UNITS) harness/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(HARNESS_TEST_CFLAGS) -o $@ $< $(HARNESS_TEST_UNITS) -lm
 
-$(BUILD)/tests/harness/test-%-asan: tests/harness/test-%.c tests/harness/tap.h $(HARNESS_TEST_UNITS) harness/*.h
+$(BUILD)/tests/harness/test-%-asan: tests/harness/test-%.c tests/lib/tap.h $(HARNESS_TEST_UNITS) harness/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(HARNESS_TEST_CFLAGS) -O1 $(SANITIZE_FLAGS) -o $@ $< $(HARNESS_TEST_UNITS) -lm
 

@@ -11,11 +11,11 @@ ifeq ($(SANITIZE_OK),yes)
 WORKLOADS_TEST_BINS += $(BUILD)/tests/workloads/test-zipf-asan
 endif
 
-$(BUILD)/tests/workloads/test-zipf: $(WORKLOADS_TEST_SRC) $(wildcard workloads/*.h) | $(DEPS_STAMP)
+$(BUILD)/tests/workloads/test-zipf: $(WORKLOADS_TEST_SRC) tests/lib/tap.h $(wildcard workloads/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -Iworkloads -o $@ $(WORKLOADS_TEST_SRC) -lm
 
-$(BUILD)/tests/workloads/test-zipf-asan: $(WORKLOADS_TEST_SRC) $(wildcard workloads/*.h) | $(DEPS_STAMP)
+$(BUILD)/tests/workloads/test-zipf-asan: $(WORKLOADS_TEST_SRC) tests/lib/tap.h $(wildcard workloads/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -O1 $(SANITIZE_FLAGS) -Iworkloads -o $@ $(WORKLOADS_TEST_SRC) -lm
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "histogram.h"
-#include "tap.h"
+#include "../lib/tap.h"
 
 /* The exact p-th percentile of sorted values (nearest rank). */
 static uint64_t exact_percentile(const uint64_t *sorted, size_t n, double pct)

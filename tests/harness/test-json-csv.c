@@ -5,7 +5,7 @@
 
 #include "csv.h"
 #include "json.h"
-#include "tap.h"
+#include "../lib/tap.h"
 
 static char *render(void (*fill)(struct json_writer *), struct json_writer *w, char **csv)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "parse.h"
-#include "tap.h"
+#include "../lib/tap.h"
 
 static void size_ok(const char *s, uint64_t want)
 {

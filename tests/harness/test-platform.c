@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "platform.h"
-#include "tap.h"
+#include "../lib/tap.h"
 
 static char dir[] = "/tmp/mshare-bench-test-platform.XXXXXX";
 

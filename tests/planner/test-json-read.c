@@ -6,15 +6,7 @@
 #include <unistd.h>
 
 #include "record_json.h"
-
-static int test_no, failures;
-
-static void check(int ok, const char *what)
-{
-	printf("%sok %d - %s\n", ok ? "" : "not ", ++test_no, what);
-	if (!ok)
-		failures++;
-}
+#include "../lib/tap.h"
 
 int main(void)
 {
@@ -29,29 +21,29 @@ int main(void)
 	double d = 0;
 	bool b = false;
 
-	check(root != NULL, "a run-record-like document parses");
+	TAP_OK(root != NULL, "a run-record-like document parses");
 	if (!root) {
-		printf("# %s\n1..%d\n", err, test_no);
-		return 1;
+		printf("# %s\n", err);
+		return tap_done();
 	}
-	check(jr_get_string(root, "config.backend") && strcmp(jr_get_string(root, "config.backend"), "shm") == 0,
+	TAP_OK(jr_get_string(root, "config.backend") && strcmp(jr_get_string(root, "config.backend"), "shm") == 0,
 	      "string by dotted path");
-	check(jr_get_u64(root, "config.workers", &u) && u == 8, "integer by dotted path");
-	check(jr_get_u64(root, "config.addr", &u) && u == 0x20000000000ull, "hex address string as integer");
-	check(jr_get_number(root, "results.pagetables.region_bytes_per_worker", &d) && d == 139264.0 &&
+	TAP_OK(jr_get_u64(root, "config.workers", &u) && u == 8, "integer by dotted path");
+	TAP_OK(jr_get_u64(root, "config.addr", &u) && u == 0x20000000000ull, "hex address string as integer");
+	TAP_OK(jr_get_number(root, "results.pagetables.region_bytes_per_worker", &d) && d == 139264.0 &&
 	      jr_get_u64(root, "results.pagetables.region_bytes_per_worker", &u) && u == 139264,
 	      "fractional-looking whole number: a number and a u64");
-	check(jr_get_u64(root, "results.pagetables.big", &u) && u == 18014398509481985ull,
+	TAP_OK(jr_get_u64(root, "results.pagetables.big", &u) && u == 18014398509481985ull,
 	      "integer above 2^53 kept exact");
-	check(!jr_get_u64(root, "results.pagetables.meminfo_delta_bytes", &u) &&
+	TAP_OK(!jr_get_u64(root, "results.pagetables.meminfo_delta_bytes", &u) &&
 	      jr_get_number(root, "results.pagetables.meminfo_delta_bytes", &d) && d == -4096,
 	      "negative number: not a u64, still a number");
-	check(jr_get_bool(root, "results.ok", &b) && b, "true");
-	check(json_is_null(jr_get(root, "results.none")) && !jr_get_string(root, "results.none"), "null");
-	check(jr_get(root, "results.missing") == NULL && jr_get(root, "config.backend.x") == NULL &&
+	TAP_OK(jr_get_bool(root, "results.ok", &b) && b, "true");
+	TAP_OK(json_is_null(jr_get(root, "results.none")) && !jr_get_string(root, "results.none"), "null");
+	TAP_OK(jr_get(root, "results.missing") == NULL && jr_get(root, "config.backend.x") == NULL &&
 	      jr_get(root, "results..ok") == NULL, "missing paths give NULL");
 	const json_t *x = json_array_get(jr_get(root, "results.list"), 2);
-	check(x && strcmp(json_string_value(json_object_get(x, "x")), "a\"b\xc3\xa9") == 0,
+	TAP_OK(x && strcmp(json_string_value(json_object_get(x, "x")), "a\"b\xc3\xa9") == 0,
 	      "arrays and escapes (\\\" and \\u00e9 as UTF-8)");
 	json_decref(root);
 
@@ -62,21 +54,20 @@ int main(void)
 		json_t *v = jr_load_text(bad[i], err, sizeof(err));
 
 		snprintf(what, sizeof(what), "invalid JSON '%s' rejected (%s)", bad[i], v ? "accepted" : err);
-		check(v == NULL && strstr(err, "line ") != NULL, what);
+		TAP_OK(v == NULL && strstr(err, "line ") != NULL, "%s", what);
 		json_decref(v);
 	}
 
 	char path[] = "/tmp/test-json-read.XXXXXX";
 	int fd = mkstemp(path);
-	check(fd >= 0 && write(fd, "{\"a\":\0 1}", 9) == 9, "a file with a NUL byte is written");
+	TAP_OK(fd >= 0 && write(fd, "{\"a\":\0 1}", 9) == 9, "a file with a NUL byte is written");
 	json_t *v = jr_load_file(path, err, sizeof(err));
-	check(v == NULL && strstr(err, path) != NULL, "a file with a NUL byte is refused, the message names it");
+	TAP_OK(v == NULL && strstr(err, path) != NULL, "a file with a NUL byte is refused, the message names it");
 	json_decref(v);
 	unlink(path);
 	v = jr_load_file("/nonexistent/x.json", err, sizeof(err));
-	check(v == NULL && strstr(err, "/nonexistent/x.json: No such file") != NULL, "a missing file: the reason");
+	TAP_OK(v == NULL && strstr(err, "/nonexistent/x.json: No such file") != NULL, "a missing file: the reason");
 	if (fd >= 0)
 		close(fd);
-	printf("1..%d\n", test_no);
-	return failures ? 1 : 0;
+	return tap_done();
 }

@@ -8,22 +8,11 @@
 #include "capacity.h"
 #include "pt_model.h"
 #include "units.h"
-
-static int test_no, failures;
-
-static void check(int ok, const char *what)
-{
-	printf("%sok %d - %s\n", ok ? "" : "not ", ++test_no, what);
-	if (!ok)
-		failures++;
-}
+#include "../lib/tap.h"
 
 static void check_u64(uint64_t got, uint64_t want, const char *what)
 {
-	char line[256];
-
-	snprintf(line, sizeof(line), "%s: %" PRIu64 " (want %" PRIu64 ")", what, got, want);
-	check(got == want, line);
+	TAP_OK(got == want, "%s: %" PRIu64 " (want %" PRIu64 ")", what, got, want);
 }
 
 /* Expected pages: own PTE/PMD/PUD, shared PTE/PMD/PUD/PGD, PGD entries. */
@@ -43,7 +32,7 @@ static void case_pages(const char *name, enum pt_mode mode, uint64_t addr, uint6
 	int rc = pt_model(mode, &r, &c, err, sizeof(err));
 
 	snprintf(what, sizeof(what), "%s: modelled", name);
-	check(rc == 0, what);
+	TAP_OK(rc == 0, "%s", what);
 	if (rc)
 		return;
 #define CK(field, want, label) \
@@ -68,7 +57,7 @@ static void case_rejected(const char *name, enum pt_mode mode, uint64_t addr, ui
 	int rc = pt_model(mode, &r, &c, err, sizeof(err));
 
 	snprintf(what, sizeof(what), "%s: rejected (%s)", name, err);
-	check(rc < 0 && err[0], what);
+	TAP_OK(rc < 0 && err[0], "%s", what);
 }
 
 int main(void)
@@ -164,14 +153,14 @@ int main(void)
 		check_u64(cap.pte_per_process_bytes, 600 * MIB, "cover letter: 600 MiB of PTEs per process");
 		check_u64(cap.pte_total_bytes, 943718400000ull, "cover letter: PTE level total (878.9 GiB)");
 		check_u64(cap.pt_total_bytes, 945567744000ull, "cover letter: all levels total");
-		check(!cap.fits, "cover letter: does not fit in 512 GiB");
+		TAP_OK(!cap.fits, "cover letter: does not fit in 512 GiB");
 		check_u64(cap.max_processes, 361, "cover letter: 361 processes fit with 4k pages");
 
 		/* mshare: one host set; processes limited only by PID_MAX_LIMIT. */
 		pt_model(PT_MODE_MSHARE, &r, &c, err, sizeof(err));
 		capacity_compute(&c, &in, &cap);
 		check_u64(cap.pt_total_bytes, 153902ull * 4096, "mshare: 153902 pages in all, whatever N");
-		check(cap.fits && cap.max_processes == PT_PID_MAX_LIMIT, "mshare: fits, max = PID_MAX_LIMIT");
+		TAP_OK(cap.fits && cap.max_processes == PT_PID_MAX_LIMIT, "mshare: fits, max = PID_MAX_LIMIT");
 
 		/* mshare with 64 MiB private per process: (212 GiB - 153902 pages)
 		 * / 64 MiB = (227633266688 - 630382592) / 67108864 = 3382.6 -> 3382. */
@@ -202,7 +191,7 @@ int main(void)
 		uint64_t all_pte = pt_span_pages(a, end, PT_PTE_SPAN);
 
 		/* Everything touched, nothing known around: every span charged. */
-		check(pt_model(PT_MODE_4K, &r, &c, err, sizeof(err)) == 0, "real address: modelled");
+		TAP_OK(pt_model(PT_MODE_4K, &r, &c, err, sizeof(err)) == 0, "real address: modelled");
 		check_u64(c.per_process_pages[PT_LEVEL_PTE], all_pte, "real address: a PTE page per 2 MiB span reached");
 		check_u64(c.per_process_pages[PT_LEVEL_PMD] + c.per_process_pages[PT_LEVEL_PUD], 2,
 			  "real address, nothing around: PMD and PUD page charged");
@@ -217,7 +206,7 @@ int main(void)
 		check_u64(c.per_process_pages[PT_LEVEL_PUD], 0, "mapping above: PUD page left out");
 		check_u64(c.left_out_pages[PT_LEVEL_PTE] + c.left_out_pages[PT_LEVEL_PMD] +
 			  c.left_out_pages[PT_LEVEL_PUD], 3, "mapping above: 3 pages left out in all");
-		check(strstr(c.left_out_note, "LC_CTYPE") != NULL, "left-out note names the neighbour");
+		TAP_OK(strstr(c.left_out_note, "LC_CTYPE") != NULL, "left-out note names the neighbour");
 		/* Touch map: first 4 MiB (reaches 3 spans: unaligned start) and
 		 * the last 8 KiB (the shared last span: not charged). */
 		r.touch = touch;
@@ -243,7 +232,7 @@ int main(void)
 
 			r.touch = bad;
 			r.touch_count = 1;
-			check(pt_model(PT_MODE_4K, &r, &c, err, sizeof(err)) < 0 && strstr(err, "touch map"),
+			TAP_OK(pt_model(PT_MODE_4K, &r, &c, err, sizeof(err)) < 0 && strstr(err, "touch map"),
 			      "touch map beyond the region rejected");
 		}
 		/* hugetlb-2m at the 2 MiB-aligned end: the PMD page and PUD page
@@ -289,23 +278,22 @@ int main(void)
 		uint64_t v;
 		double f;
 
-		check(units_parse_size("4K", &v) == 0 && v == 4096, "size 4K");
-		check(units_parse_size("256M", &v) == 0 && v == 256 * MIB, "size 256M");
-		check(units_parse_size("300G", &v) == 0 && v == 300 * GIB, "size 300G");
-		check(units_parse_size("1T", &v) == 0 && v == TIB, "size 1T");
-		check(units_parse_size("1GiB", &v) == 0 && v == GIB, "size 1GiB");
-		check(units_parse_size("1.5G", &v) < 0, "size 1.5G rejected");
-		check(units_parse_size("-1", &v) < 0, "size -1 rejected");
-		check(units_parse_size("12Q", &v) < 0, "size 12Q rejected");
-		check(units_parse_size("99999999999T", &v) < 0, "size overflow rejected");
-		check(units_parse_addr("0x20000000000", &v) == 0 && v == T2, "addr 0x20000000000");
-		check(units_parse_addr("0x", &v) < 0, "addr 0x rejected");
-		check(units_parse_count("0", &v) < 0, "count 0 rejected");
-		check(units_parse_fraction("0", &f) < 0 && units_parse_fraction("1.01", &f) < 0 &&
+		TAP_OK(units_parse_size("4K", &v) == 0 && v == 4096, "size 4K");
+		TAP_OK(units_parse_size("256M", &v) == 0 && v == 256 * MIB, "size 256M");
+		TAP_OK(units_parse_size("300G", &v) == 0 && v == 300 * GIB, "size 300G");
+		TAP_OK(units_parse_size("1T", &v) == 0 && v == TIB, "size 1T");
+		TAP_OK(units_parse_size("1GiB", &v) == 0 && v == GIB, "size 1GiB");
+		TAP_OK(units_parse_size("1.5G", &v) < 0, "size 1.5G rejected");
+		TAP_OK(units_parse_size("-1", &v) < 0, "size -1 rejected");
+		TAP_OK(units_parse_size("12Q", &v) < 0, "size 12Q rejected");
+		TAP_OK(units_parse_size("99999999999T", &v) < 0, "size overflow rejected");
+		TAP_OK(units_parse_addr("0x20000000000", &v) == 0 && v == T2, "addr 0x20000000000");
+		TAP_OK(units_parse_addr("0x", &v) < 0, "addr 0x rejected");
+		TAP_OK(units_parse_count("0", &v) < 0, "count 0 rejected");
+		TAP_OK(units_parse_fraction("0", &f) < 0 && units_parse_fraction("1.01", &f) < 0 &&
 		      units_parse_fraction("nan", &f) < 0, "fractions 0, 1.01, nan rejected");
-		check(units_parse_fraction("0.25", &f) == 0 && f == 0.25, "fraction 0.25");
+		TAP_OK(units_parse_fraction("0.25", &f) == 0 && f == 0.25, "fraction 0.25");
 	}
 
-	printf("1..%d\n", test_no);
-	return failures ? 1 : 0;
+	return tap_done();
 }

@@ -13,23 +13,7 @@
 #include "workload.h"
 #include "rng.h"
 #include "zipf.h"
-
-static int test_no, failed;
-
-static void ok(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#include <stdarg.h>
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", cond ? "ok" : "not ok", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!cond)
-		failed++;
-}
+#include "../lib/tap.h"
 
 static uint64_t *zipf_counts(uint64_t n, double theta, uint64_t draws, uint64_t seed)
 {
@@ -98,9 +82,9 @@ static void test_reproducible(void)
 		differs |= x != w;
 		in_range &= x < 100000 && w < 100000;
 	}
-	ok(same, "zipf: the same seed gives the same sequence");
-	ok(differs, "zipf: another seed gives another sequence");
-	ok(in_range, "zipf: every rank is in [0, n)");
+	TAP_OK(same, "zipf: the same seed gives the same sequence");
+	TAP_OK(differs, "zipf: another seed gives another sequence");
+	TAP_OK(in_range, "zipf: every rank is in [0, n)");
 }
 
 static void test_zipf_shape(uint64_t n, double theta)
@@ -113,22 +97,22 @@ static void test_zipf_shape(uint64_t n, double theta)
 	for (uint64_t r = 0; r < 2; r++) {
 		double p = pow((double)(r + 1), -theta) / zetan;
 		double se = sqrt(p * (1 - p) / draws), f = (double)count[r] / draws;
-		ok(fabs(f - p) < 5 * se, "zipf n=%lu theta=%.2f: P(rank %lu) = %.5f, exact %.5f",
+		TAP_OK(fabs(f - p) < 5 * se, "zipf n=%lu theta=%.2f: P(rank %lu) = %.5f, exact %.5f",
 		   (unsigned long)n, theta, (unsigned long)r, f, p);
 	}
 	double slope = rank_frequency_slope(count, 10, 1000);
-	ok(fabs(slope + theta) < 0.05,
+	TAP_OK(fabs(slope + theta) < 0.05,
 	   "zipf n=%lu theta=%.2f: rank-frequency slope over ranks 10..999 is %.3f (want -theta +- 0.05)",
 	   (unsigned long)n, theta, slope);
 	uint64_t top = (n + 99) / 100, hits = 0;
 	for (uint64_t i = 0; i < top; i++)
 		hits += count[i];
 	double share = (double)hits / draws, exact = zipf_top_mass(top, n, theta);
-	ok(fabs(share - exact) < 0.03,
+	TAP_OK(fabs(share - exact) < 0.03,
 	   "zipf n=%lu theta=%.2f: hottest 1%% of ranks get %.4f of draws, exact zipf %.4f",
 	   (unsigned long)n, theta, share, exact);
 	double chi = chi_square_uniform(count, n, 100, draws);
-	ok(chi > 100 * CHI2_99_P999,
+	TAP_OK(chi > 100 * CHI2_99_P999,
 	   "zipf n=%lu theta=%.2f: far from uniform (chi-square %.0f over 100 groups)",
 	   (unsigned long)n, theta, chi);
 	free(count);
@@ -144,10 +128,10 @@ static void test_uniform(void)
 	for (uint64_t i = 0; i < draws; i++)
 		count[rng_below(&r, n)]++;
 	double chi = chi_square_uniform(count, n, 100, draws);
-	ok(chi < CHI2_99_P999, "uniform: chi-square %.1f over 100 groups, below %.1f (p = 0.001)",
+	TAP_OK(chi < CHI2_99_P999, "uniform: chi-square %.1f over 100 groups, below %.1f (p = 0.001)",
 	   chi, CHI2_99_P999);
 	double slope = rank_frequency_slope(count, 10, 1000);
-	ok(fabs(slope) < 0.05, "uniform: rank-frequency slope %.3f is flat", slope);
+	TAP_OK(fabs(slope) < 0.05, "uniform: rank-frequency slope %.3f is flat", slope);
 	free(count);
 }
 
@@ -167,7 +151,7 @@ static void test_scramble_permutation(uint64_t n)
 		if (seen[b]++)
 			bijective = false;
 	}
-	ok(bijective, "scramble: rank -> block is a permutation of %lu blocks (multiplier %lu)",
+	TAP_OK(bijective, "scramble: rank -> block is a permutation of %lu blocks (multiplier %lu)",
 	   (unsigned long)n, (unsigned long)ch.multiplier);
 	free(seen);
 }
@@ -203,7 +187,7 @@ static void test_chooser_uses_zipf(void)
 	char err[256];
 	uint64_t hot = 0, draws = 200000;
 
-	ok(block_choice_parse(values, 64u << 20, &cfg, err, sizeof(err)) == 0 && cfg.nblocks == 8192,
+	TAP_OK(block_choice_parse(values, 64u << 20, &cfg, err, sizeof(err)) == 0 && cfg.nblocks == 8192,
 	   "block chooser: 64 MiB of 8 KiB blocks is 8192 blocks");
 	block_chooser_init(&ch, &cfg, 3);
 	for (uint64_t i = 0; i < draws; i++) {
@@ -211,7 +195,7 @@ static void test_chooser_uses_zipf(void)
 		hot += rank < ch.hot1_ranks && block < cfg.nblocks;
 	}
 	double exact = block_choice_expected_share(&cfg, ch.hot1_ranks);
-	ok(fabs((double)hot / draws - exact) < 0.03,
+	TAP_OK(fabs((double)hot / draws - exact) < 0.03,
 	   "block chooser: hottest 1%% share %.4f, exact %.4f", (double)hot / draws, exact);
 
 	const char *bad[][4] = {
@@ -224,7 +208,7 @@ static void test_chooser_uses_zipf(void)
 		int rc = block_choice_parse(bad[i], 64u << 20, &cfg, err, sizeof(err));
 		bool names = strstr(err, bad[i][0]) || strstr(err, bad[i][1]) ||
 			     strstr(err, bad[i][2]) || strstr(err, bad[i][3]);
-		ok(rc < 0 && names, "block chooser rejects %s/%s/%s/%s: %s", bad[i][0], bad[i][1],
+		TAP_OK(rc < 0 && names, "block chooser rejects %s/%s/%s/%s: %s", bad[i][0], bad[i][1],
 		   bad[i][2], bad[i][3], err);
 	}
 }
@@ -240,6 +224,5 @@ int main(void)
 	test_scramble_permutation(1000003);
 	test_scramble_permutation(1000);
 	test_chooser_uses_zipf();
-	printf("1..%d\n", test_no);
-	return failed ? 1 : 0;
+	return tap_done();
 }
