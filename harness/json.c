@@ -29,7 +29,8 @@ bool json_failed(const struct json_writer *w)
 	return w->failed;
 }
 
-void json_write_string(FILE *out, const char *s)
+/* s as a JSON string literal, with its quotes. */
+static void write_string(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -74,7 +75,7 @@ static void value_prefix(struct json_writer *w, const char *key, char *name, siz
 		snprintf(elem, sizeof(elem), "%u", w->index[w->depth]++);
 		leaf = elem;
 	} else {
-		json_write_string(w->out, key ? key : "");
+		write_string(w->out, key ? key : "");
 		fputs(": ", w->out);
 	}
 	if (w->path[0])
@@ -189,6 +190,28 @@ void json_key_double(struct json_writer *w, const char *key, double v)
 	scalar(w, key, buf, buf);
 }
 
+void json_key_double_digits(struct json_writer *w, const char *key, double v, int digits)
+{
+	char buf[64];
+	if (!isfinite(v)) {
+		json_key_null(w, key);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.*g", digits, v);
+	scalar(w, key, buf, buf);
+}
+
+void json_key_fixed(struct json_writer *w, const char *key, double v, int decimals)
+{
+	char buf[400]; /* %.0f of DBL_MAX has 309 digits */
+	if (!isfinite(v)) {
+		json_key_null(w, key);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	scalar(w, key, buf, buf);
+}
+
 void json_key_string(struct json_writer *w, const char *key, const char *s)
 {
 	char name[sizeof(w->path) + 64];
@@ -198,8 +221,15 @@ void json_key_string(struct json_writer *w, const char *key, const char *s)
 		return;
 	}
 	value_prefix(w, key, name, sizeof(name));
-	json_write_string(w->out, s);
+	write_string(w->out, s);
 	add_field(w, name, s);
+}
+
+void json_key_hex(struct json_writer *w, const char *key, uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	json_key_string(w, key, buf);
 }
 
 void json_key_bool(struct json_writer *w, const char *key, bool v)

@@ -46,14 +46,18 @@ void json_end_array(struct json_writer *w);
 
 void json_key_u64(struct json_writer *w, const char *key, uint64_t v);
 void json_key_i64(struct json_writer *w, const char *key, int64_t v);
-/* NaN and infinities are written as null. */
+/* NaN and infinities are written as null (here and in the two below). */
 void json_key_double(struct json_writer *w, const char *key, double v);
+/* v rounded to at most `digits` significant digits, as printf's %.*g. */
+void json_key_double_digits(struct json_writer *w, const char *key, double v, int digits);
+/* v with exactly `decimals` digits after the point, as printf's %.*f
+ * (0: an integer, for byte counts held in a double). */
+void json_key_fixed(struct json_writer *w, const char *key, double v, int decimals);
 /* NULL is written as null. */
 void json_key_string(struct json_writer *w, const char *key, const char *s);
+/* v as the string "0x..." (an address). */
+void json_key_hex(struct json_writer *w, const char *key, uint64_t v);
 void json_key_bool(struct json_writer *w, const char *key, bool v);
 void json_key_null(struct json_writer *w, const char *key);
-
-/* Write s as a JSON string literal (with quotes) to out. */
-void json_write_string(FILE *out, const char *s);
 
 #endif

@@ -597,56 +597,75 @@ static void print_text(FILE *out, const char *path, struct point *pts, size_t n)
 		n, skipped, compared, within, CALIBRATE_TOLERANCE_PCT, worst, worst_view);
 }
 
-static void print_json(FILE *out, const char *path, struct point *pts, size_t n)
+static int print_json(FILE *out, const char *path, struct point *pts, size_t n)
 {
 	size_t compared = 0, within = 0;
+	struct json_writer w;
+	int rc;
 
-	fprintf(out, "{\n  \"planner_version\": 1,\n  \"kind\": \"calibration\",\n  \"path\": ");
-	json_write_string(out, path);
-	fprintf(out, ",\n  \"tolerance_pct\": %.1f,\n  \"points\": [", CALIBRATE_TOLERANCE_PCT);
+	json_init(&w, out);
+	json_begin_object(&w, NULL);
+	json_key_u64(&w, "planner_version", 1);
+	json_key_string(&w, "kind", "calibration");
+	json_key_string(&w, "path", path);
+	json_key_fixed(&w, "tolerance_pct", CALIBRATE_TOLERANCE_PCT, 1);
+	json_begin_array(&w, "points");
 	for (size_t i = 0; i < n; i++) {
 		struct point *p = &pts[i];
 
-		fprintf(out, "%s\n    {\"file\": ", i ? "," : "");
-		json_write_string(out, p->file);
+		json_begin_object(&w, NULL);
+		json_key_string(&w, "file", p->file);
+		json_key_bool(&w, "skipped", p->skipped);
 		if (p->skipped) {
-			fprintf(out, ", \"skipped\": true, \"reason\": ");
-			json_write_string(out, p->skip_reason);
-			fprintf(out, "}");
+			json_key_string(&w, "reason", p->skip_reason);
+			json_end_object(&w);
 			continue;
 		}
-		fprintf(out, ", \"skipped\": false, \"backend\": \"%s\", \"workload\": \"%s\", \"mode\": \"%s\", "
-			"\"mode_label\": ", p->backend, p->workload, pt_mode_name(p->mode));
-		json_write_string(out, p->mode_label);
-		fprintf(out, ", \"workers\": %" PRIu64 ", \"size_bytes\": %" PRIu64 ", \"addr\": \"0x%" PRIx64
-			"\", \"touch_fraction\": %g, \"note\": ", p->workers, p->size, p->addr, p->touch_fraction);
-		json_write_string(out, p->cost.note);
-		fprintf(out, ", \"kernel\": ");
-		json_write_string(out, p->kernel);
-		fprintf(out, ", \"meminfo_counts_pud_pages\": %s", p->meminfo_counts_pud ? "true" : "false");
-		fprintf(out, ",\n     \"comparisons\": [");
-		for (int v = 0, k = 0; v < VIEW_COUNT; v++) {
+		json_key_string(&w, "backend", p->backend);
+		json_key_string(&w, "workload", p->workload);
+		json_key_string(&w, "mode", pt_mode_name(p->mode));
+		json_key_string(&w, "mode_label", p->mode_label);
+		json_key_u64(&w, "workers", p->workers);
+		json_key_u64(&w, "size_bytes", p->size);
+		json_key_hex(&w, "addr", p->addr);
+		json_key_double_digits(&w, "touch_fraction", p->touch_fraction, 6);
+		json_key_string(&w, "note", p->cost.note);
+		json_key_string(&w, "kernel", p->kernel);
+		json_key_bool(&w, "meminfo_counts_pud_pages", p->meminfo_counts_pud);
+		json_begin_array(&w, "comparisons");
+		for (int v = 0; v < VIEW_COUNT; v++) {
 			struct comparison *c = &p->cmp[v];
 
 			if (!c->have)
 				continue;
 			compared++;
 			within += c->within;
-			fprintf(out, "%s\n       {\"view\": \"%s\", \"key\": \"%s\", \"measured_bytes\": %.0f, "
-				"\"model_bytes\": %.0f, \"error_pct\": ",
-				k++ ? "," : "", view_names[v], view_key[v], c->measured, c->model);
+			json_begin_object(&w, NULL);
+			json_key_string(&w, "view", view_names[v]);
+			json_key_string(&w, "key", view_key[v]);
+			json_key_fixed(&w, "measured_bytes", c->measured, 0);
+			json_key_fixed(&w, "model_bytes", c->model, 0);
 			if (c->error_defined)
-				fprintf(out, "%.4f", c->error_pct);
+				json_key_fixed(&w, "error_pct", c->error_pct, 4);
 			else
-				fprintf(out, "null");
-			fprintf(out, ", \"within_tolerance\": %s, \"reason\": ", c->within ? "true" : "false");
-			json_write_string(out, c->reason);
-			fprintf(out, "}");
+				json_key_null(&w, "error_pct");
+			json_key_bool(&w, "within_tolerance", c->within);
+			json_key_string(&w, "reason", c->reason);
+			json_end_object(&w);
 		}
-		fprintf(out, "]}");
+		json_end_array(&w);
+		json_end_object(&w);
 	}
-	fprintf(out, "\n  ],\n  \"summary\": {\"records\": %zu, \"comparisons\": %zu, \"within_tolerance\": %zu}\n}\n",
-		n, compared, within);
+	json_end_array(&w);
+	json_begin_object(&w, "summary");
+	json_key_u64(&w, "records", n);
+	json_key_u64(&w, "comparisons", compared);
+	json_key_u64(&w, "within_tolerance", within);
+	json_end_object(&w);
+	json_end_object(&w);
+	rc = json_failed(&w) ? -1 : 0;
+	json_free(&w);
+	return rc;
 }
 
 /* Measured points for plots/planner.gp: one line per modelled record, the
@@ -695,6 +714,7 @@ int calibrate_main(const char *path, enum calibrate_format format, FILE *out)
 	struct path_list list = { 0 };
 	struct point *pts;
 	size_t modelled = 0;
+	int rc = 0;
 
 	if (find_records(path, &list) < 0) {
 		if (errno)
@@ -737,9 +757,12 @@ int calibrate_main(const char *path, enum calibrate_format format, FILE *out)
 		fprintf(stderr, "mshare-bench plan: out of memory\n");
 		return 1;
 	}
-	if (format == CALIBRATE_JSON)
-		print_json(out, path, pts, list.count);
-	else if (format == CALIBRATE_SERIES)
+	if (format == CALIBRATE_JSON) {
+		if (print_json(out, path, pts, list.count) < 0) {
+			fprintf(stderr, "mshare-bench plan: out of memory writing the JSON\n");
+			rc = 1;
+		}
+	} else if (format == CALIBRATE_SERIES)
 		print_series(out, pts, list.count);
 	else
 		print_text(out, path, pts, list.count);
@@ -754,5 +777,5 @@ int calibrate_main(const char *path, enum calibrate_format format, FILE *out)
 		fprintf(stderr, "mshare-bench plan: --calibrate: no record in '%s' could be modelled\n", path);
 		return 2;
 	}
-	return fflush(out) == 0 ? 0 : 1;
+	return fflush(out) == 0 && rc == 0 ? 0 : 1;
 }

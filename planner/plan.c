@@ -456,10 +456,16 @@ int plan_main(int argc, char **argv)
 
 	if (a.series)
 		plan_report_series(stdout, &a.req, rows);
-	else if (a.json)
-		plan_report_json(stdout, &a.req, rows);
-	else
+	else if (a.json) {
+		struct json_writer w;
+
+		json_init(&w, stdout);
+		plan_report_json(&w, NULL, &a.req, rows);
+		if ((rc = json_failed(&w)) != 0)
+			fprintf(stderr, "mshare-bench plan: out of memory writing the JSON\n");
+		json_free(&w);
+	} else
 		plan_report_text(stdout, &a.req, rows);
 	free((void *)a.req.region.touch);
-	return fflush(stdout) == 0 ? 0 : 1;
+	return fflush(stdout) == 0 && rc == 0 ? 0 : 1;
 }

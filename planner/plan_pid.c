@@ -325,50 +325,79 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 	per_busy = req->inputs.own_pt_bytes_per_process +
 		   (rep ? pt_cost_vmpte_pages(&pm[rep - p.procs].cost) : 0) * PT_PAGE_BYTES;
 	if (a->json) {
-		fprintf(out, "{\n  \"planner_version\": 1,\n  \"kind\": \"pid\",\n  \"pid\": %d,\n", (int)a->pid);
-		fprintf(out, "  \"segment\": {\"start\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64 "\", \"start_bytes\": %"
-			PRIu64 ", \"size_bytes\": %" PRIu64 ", \"perms\": \"%s\", \"name\": ", p.seg_start, p.seg_end,
-			p.seg_start, size, p.seg_perms);
-		json_write_string(out, p.seg_name);
-		fprintf(out, ", \"page_bytes\": %" PRIu64 ", \"mode\": \"%s\", \"spans_2m\": %" PRIu64 ", \"why\": ",
-			p.seg_page_bytes, pt_mode_name(p.seg_mode), seg_spans);
-		json_write_string(out, p.why);
-		fprintf(out, "},\n  \"root\": %s, \"descendants\": %zu, \"skipped_not_mapping\": %zu, "
-			"\"skipped_unreadable\": %zu,\n", p.root ? "true" : "false", p.descendants, p.skipped_unmapped,
-			p.skipped_unreadable);
-		fprintf(out, "  \"measured\": {\"kind\": \"measured\", \"processes\": %zu, \"vmpte_sum_bytes\": %.0f, "
-			"\"vmpte_mean_bytes\": %.1f, \"segment_share_bytes\": %.0f, \"presence_pagetable_bytes\": %.0f,\n",
-			p.proc_count, sum_vmpte, sum_vmpte / (double)p.proc_count, sum_share, sum_recon);
-		fprintf(out, "    \"busy_processes\": %zu, \"busy_vmpte_mean_bytes\": %.1f, \"busy_touched_bytes\": %" PRIu64
-			", \"busy_touched_spans_2m\": %" PRIu64 ", \"least_touched_spans_2m\": %" PRIu64
-			", \"nothing_touched\": %s,\n",
-			busy, busy ? busy_vmpte / (double)busy : 0, group_touched_bytes,
-			pm[most].cost.touched_spans[PT_LEVEL_PTE], pm[least].cost.touched_spans[PT_LEVEL_PTE],
-			untouched ? "true" : "false");
-		fprintf(out, "    \"per_process\": [");
+		struct json_writer w;
+		const struct pt_cost *rep_cost = rep ? &pm[rep - p.procs].cost : NULL;
+
+		json_init(&w, out);
+		json_begin_object(&w, NULL);
+		json_key_u64(&w, "planner_version", 1);
+		json_key_string(&w, "kind", "pid");
+		json_key_i64(&w, "pid", a->pid);
+		json_begin_object(&w, "segment");
+		json_key_hex(&w, "start", p.seg_start);
+		json_key_hex(&w, "end", p.seg_end);
+		json_key_u64(&w, "start_bytes", p.seg_start);
+		json_key_u64(&w, "size_bytes", size);
+		json_key_string(&w, "perms", p.seg_perms);
+		json_key_string(&w, "name", p.seg_name);
+		json_key_u64(&w, "page_bytes", p.seg_page_bytes);
+		json_key_string(&w, "mode", pt_mode_name(p.seg_mode));
+		json_key_u64(&w, "spans_2m", seg_spans);
+		json_key_string(&w, "why", p.why);
+		json_end_object(&w);
+		json_key_bool(&w, "root", p.root);
+		json_key_u64(&w, "descendants", p.descendants);
+		json_key_u64(&w, "skipped_not_mapping", p.skipped_unmapped);
+		json_key_u64(&w, "skipped_unreadable", p.skipped_unreadable);
+		json_begin_object(&w, "measured");
+		json_key_string(&w, "kind", "measured");
+		json_key_u64(&w, "processes", p.proc_count);
+		json_key_fixed(&w, "vmpte_sum_bytes", sum_vmpte, 0);
+		json_key_fixed(&w, "vmpte_mean_bytes", sum_vmpte / (double)p.proc_count, 1);
+		json_key_fixed(&w, "segment_share_bytes", sum_share, 0);
+		json_key_fixed(&w, "presence_pagetable_bytes", sum_recon, 0);
+		json_key_u64(&w, "busy_processes", busy);
+		json_key_fixed(&w, "busy_vmpte_mean_bytes", busy_mean, 1);
+		json_key_u64(&w, "busy_touched_bytes", group_touched_bytes);
+		json_key_u64(&w, "busy_touched_spans_2m", pm[most].cost.touched_spans[PT_LEVEL_PTE]);
+		json_key_u64(&w, "least_touched_spans_2m", pm[least].cost.touched_spans[PT_LEVEL_PTE]);
+		json_key_bool(&w, "nothing_touched", untouched);
+		json_begin_array(&w, "per_process");
 		for (size_t i = 0; i < p.proc_count; i++) {
-			fprintf(out, "%s\n      {\"pid\": %d, \"comm\": ", i ? "," : "", (int)p.procs[i].pid);
-			json_write_string(out, p.procs[i].comm);
-			fprintf(out, ", \"vmpte_bytes\": %" PRId64
-				", \"touched_bytes\": %" PRIu64 ", \"touched_spans_2m\": %" PRIu64
-				", \"segment_model_bytes\": %" PRIu64 ", \"segment_presence_bytes\": %" PRIu64
-				", \"own_bytes\": %" PRIu64 ", \"own_presence_bytes\": %" PRIu64
-				", \"model_vmpte_bytes\": %" PRIu64 ", \"busy\": %s}",
-				p.procs[i].vmpte_bytes, p.procs[i].touched_bytes,
-				pm[i].cost.touched_spans[PT_LEVEL_PTE], pm[i].seg_bytes, pm[i].share_bytes, pm[i].own_bytes,
-				pm[i].recon_own_bytes, pm[i].model_vmpte_bytes, pm[i].busy ? "true" : "false");
+			json_begin_object(&w, NULL);
+			json_key_i64(&w, "pid", p.procs[i].pid);
+			json_key_string(&w, "comm", p.procs[i].comm);
+			json_key_i64(&w, "vmpte_bytes", p.procs[i].vmpte_bytes);
+			json_key_u64(&w, "touched_bytes", p.procs[i].touched_bytes);
+			json_key_u64(&w, "touched_spans_2m", pm[i].cost.touched_spans[PT_LEVEL_PTE]);
+			json_key_u64(&w, "segment_model_bytes", pm[i].seg_bytes);
+			json_key_u64(&w, "segment_presence_bytes", pm[i].share_bytes);
+			json_key_u64(&w, "own_bytes", pm[i].own_bytes);
+			json_key_u64(&w, "own_presence_bytes", pm[i].recon_own_bytes);
+			json_key_u64(&w, "model_vmpte_bytes", pm[i].model_vmpte_bytes);
+			json_key_bool(&w, "busy", pm[i].busy);
+			json_end_object(&w);
 		}
-		fprintf(out, "]},\n");
-		fprintf(out, "  \"model_check\": {\"kind\": \"model\", \"mode\": \"%s\", \"vmpte_sum_model_bytes\": %.0f, "
-			"\"vmpte_sum_measured_bytes\": %.0f, \"error_pct\": %.4f, \"left_out_pages_per_process\": %"
-			PRIu64 ",\n", pt_mode_name(p.seg_mode), sum_model, sum_vmpte, pct(sum_model, sum_vmpte),
-			rep ? pm[rep - p.procs].cost.left_out_pages[0] + pm[rep - p.procs].cost.left_out_pages[1] +
-			      pm[rep - p.procs].cost.left_out_pages[2] : 0);
-		fprintf(out, "    \"per_added_process_model_bytes\": %" PRIu64 ", \"busy_vmpte_mean_measured_bytes\": %.1f, "
-			"\"per_process_error_pct\": %.4f},\n", per_busy, busy_mean, pct((double)per_busy, busy_mean));
-		fprintf(out, "  \"projection\": ");
-		plan_report_json(out, req, rows);
-		fprintf(out, "}\n");
+		json_end_array(&w);
+		json_end_object(&w);
+		json_begin_object(&w, "model_check");
+		json_key_string(&w, "kind", "model");
+		json_key_string(&w, "mode", pt_mode_name(p.seg_mode));
+		json_key_fixed(&w, "vmpte_sum_model_bytes", sum_model, 0);
+		json_key_fixed(&w, "vmpte_sum_measured_bytes", sum_vmpte, 0);
+		json_key_fixed(&w, "error_pct", pct(sum_model, sum_vmpte), 4);
+		json_key_u64(&w, "left_out_pages_per_process", rep_cost ? pages3(rep_cost->left_out_pages) : 0);
+		json_key_u64(&w, "per_added_process_model_bytes", per_busy);
+		json_key_fixed(&w, "busy_vmpte_mean_measured_bytes", busy_mean, 1);
+		json_key_fixed(&w, "per_process_error_pct", pct((double)per_busy, busy_mean), 4);
+		json_end_object(&w);
+		plan_report_json(&w, "projection", req, rows);
+		json_end_object(&w);
+		if (json_failed(&w)) {
+			fprintf(stderr, "mshare-bench plan: out of memory writing the JSON\n");
+			rc = 1;
+		}
+		json_free(&w);
 		goto done;
 	}
 

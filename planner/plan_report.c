@@ -164,79 +164,113 @@ void plan_report_text(FILE *out, const struct plan_request *req, const struct pl
 		"Demand = page tables + region data in RAM + private x processes; see --help for the assumptions.\n");
 }
 
-void plan_report_json(FILE *out, const struct plan_request *req, const struct plan_row *rows)
+static void mode_json(struct json_writer *w, const struct plan_request *req, const struct plan_row *row,
+		      enum pt_mode mode)
+{
+	const struct capacity *c = &row->cap;
+	const struct pt_cost *k = &c->cost;
+
+	json_begin_object(w, NULL);
+	json_key_string(w, "mode", pt_mode_name(mode));
+	json_key_bool(w, "valid", row->valid);
+	if (!row->valid) {
+		json_key_string(w, "error", row->error);
+		json_key_null(w, "pagetable_bytes_total");
+		json_key_null(w, "pagetable_bytes_per_process");
+		json_key_bool(w, "fits", false);
+		json_key_u64(w, "max_processes", 0);
+		json_end_object(w);
+		return;
+	}
+	json_key_u64(w, "leaf_page_bytes", k->leaf_page_bytes);
+	json_key_u64(w, "mapped_bytes", k->mapped_bytes);
+	json_key_u64(w, "touched_bytes", k->touched_bytes);
+	json_key_u64(w, "pagetable_bytes_total", c->pt_total_bytes);
+	json_key_u64(w, "pagetable_bytes_per_process", c->pt_per_process_bytes);
+	json_key_u64(w, "pagetable_bytes_shared", c->pt_shared_bytes);
+	json_key_u64(w, "pte_bytes_total", c->pte_total_bytes);
+	json_key_u64(w, "pte_bytes_per_process", c->pte_per_process_bytes);
+	json_key_u64(w, "vmpte_bytes_per_process", c->vmpte_per_process_bytes);
+	json_begin_object(w, "levels");
+	for (int l = 0; l < PT_LEVEL_COUNT; l++) {
+		json_begin_object(w, pt_level_name((enum pt_level)l));
+		json_key_u64(w, "per_process_pages", k->per_process_pages[l]);
+		json_key_u64(w, "shared_pages", k->shared_pages[l]);
+		json_key_u64(w, "shared_in_vmpte_pages", k->shared_in_vmpte_pages[l]);
+		json_end_object(w);
+	}
+	json_end_object(w);
+	json_key_u64(w, "pgd_entries_per_process", k->pgd_entries_per_process);
+	if (k->mode == PT_MODE_MSHARE) {
+		json_begin_array(w, "mshare_range");
+		json_key_hex(w, NULL, k->mshare_start);
+		json_key_hex(w, NULL, k->mshare_end);
+		json_end_array(w);
+	}
+	json_key_string(w, "note", k->note);
+	json_key_u64(w, "sga_ram_bytes", c->sga_ram_bytes);
+	json_key_u64(w, "private_bytes_total", c->private_total_bytes);
+	json_key_u64(w, "demand_bytes", c->demand_bytes);
+	json_key_double_digits(w, "ram_fraction", c->ram_fraction, 6);
+	json_key_bool(w, "fits", c->fits);
+	json_key_u64(w, "headroom_bytes", c->headroom_bytes);
+	json_key_u64(w, "shortfall_bytes", c->shortfall_bytes);
+	json_key_u64(w, "max_processes", c->max_processes);
+	json_key_string(w, "max_processes_limited_by", c->max_limited_by);
+	if (req->nodes) {
+		json_begin_object(w, "nodes");
+		json_key_bool(w, "fits_every_node", row->nodes.fits);
+		json_key_u64(w, "max_processes_every_node", row->nodes.max_processes);
+		json_begin_array(w, "per_node");
+		for (unsigned n = 0; n < row->nodes.nodes; n++) {
+			const struct node_capacity *x = &row->nodes.node[n];
+
+			json_begin_object(w, NULL);
+			json_key_u64(w, "node", n);
+			json_key_u64(w, "processes", x->processes);
+			json_key_u64(w, "pagetable_bytes", x->pt_bytes);
+			json_key_u64(w, "sga_bytes", x->sga_bytes);
+			json_key_u64(w, "private_bytes", x->private_bytes);
+			json_key_u64(w, "demand_bytes", x->demand_bytes);
+			json_key_u64(w, "ram_bytes", x->ram_bytes);
+			json_key_bool(w, "fits", x->fits);
+			json_end_object(w);
+		}
+		json_end_array(w);
+		json_end_object(w);
+	}
+	json_end_object(w);
+}
+
+void plan_report_json(struct json_writer *w, const char *key, const struct plan_request *req,
+		      const struct plan_row *rows)
 {
 	const struct pt_region *r = &req->region;
 
-	fprintf(out, "{\n  \"planner_version\": 1,\n  \"kind\": \"model\",\n");
-	fprintf(out, "  \"view\": \"each page-table page counted once (meminfo PageTables)\",\n");
-	fprintf(out, "  \"inputs\": {\"sga_bytes\": %" PRIu64 ", \"addr\": \"0x%" PRIx64 "\", \"addr_bytes\": %" PRIu64
-		", \"processes\": %" PRIu64 ", \"touch_fraction\": %.17g, \"ram_bytes\": %" PRIu64
-		", \"ram_from_host\": %s, \"private_bytes_per_process\": %" PRIu64 ", \"sga_in_ram\": \"%s\""
-		", \"touch_map_ranges\": %zu, \"measured_processes\": %" PRIu64 ", \"measured_pt_bytes\": %" PRIu64
-		", \"own_pt_bytes_per_process\": %" PRIu64 "},\n",
-		r->size, r->addr, r->addr, req->inputs.processes, r->touch_fraction, req->inputs.ram_bytes,
-		req->ram_from_host ? "true" : "false", req->inputs.private_bytes, sga_placement_text(req),
-		r->touch_count, req->inputs.measured_processes, req->inputs.measured_pt_bytes,
-		req->inputs.own_pt_bytes_per_process);
-	fprintf(out, "  \"modes\": [");
-	for (int i = 0; i < req->mode_count; i++) {
-		const struct plan_row *row = &rows[i];
-		const struct capacity *c = &row->cap;
-		const struct pt_cost *k = &c->cost;
-
-		fprintf(out, "%s\n    {\"mode\": \"%s\", \"valid\": %s", i ? "," : "",
-			pt_mode_name(req->modes[i]), row->valid ? "true" : "false");
-		if (!row->valid) {
-			fprintf(out, ", \"error\": ");
-			json_write_string(out, row->error);
-			fprintf(out, ", \"pagetable_bytes_total\": null, \"pagetable_bytes_per_process\": null"
-				", \"fits\": false, \"max_processes\": 0}");
-			continue;
-		}
-		fprintf(out, ", \"leaf_page_bytes\": %" PRIu64 ", \"mapped_bytes\": %" PRIu64
-			", \"touched_bytes\": %" PRIu64 ",\n", k->leaf_page_bytes, k->mapped_bytes, k->touched_bytes);
-		fprintf(out, "     \"pagetable_bytes_total\": %" PRIu64 ", \"pagetable_bytes_per_process\": %" PRIu64
-			", \"pagetable_bytes_shared\": %" PRIu64 ",\n",
-			c->pt_total_bytes, c->pt_per_process_bytes, c->pt_shared_bytes);
-		fprintf(out, "     \"pte_bytes_total\": %" PRIu64 ", \"pte_bytes_per_process\": %" PRIu64
-			", \"vmpte_bytes_per_process\": %" PRIu64 ",\n",
-			c->pte_total_bytes, c->pte_per_process_bytes, c->vmpte_per_process_bytes);
-		fprintf(out, "     \"levels\": {");
-		for (int l = 0; l < PT_LEVEL_COUNT; l++)
-			fprintf(out, "%s\"%s\": {\"per_process_pages\": %" PRIu64 ", \"shared_pages\": %" PRIu64
-				", \"shared_in_vmpte_pages\": %" PRIu64 "}", l ? ", " : "",
-				pt_level_name((enum pt_level)l), k->per_process_pages[l], k->shared_pages[l],
-				k->shared_in_vmpte_pages[l]);
-		fprintf(out, "},\n     \"pgd_entries_per_process\": %" PRIu64 ",", k->pgd_entries_per_process);
-		if (k->mode == PT_MODE_MSHARE)
-			fprintf(out, " \"mshare_range\": [\"0x%" PRIx64 "\", \"0x%" PRIx64 "\"],",
-				k->mshare_start, k->mshare_end);
-		fprintf(out, " \"note\": ");
-		json_write_string(out, k->note);
-		fprintf(out, ",\n     \"sga_ram_bytes\": %" PRIu64 ", \"private_bytes_total\": %" PRIu64
-			", \"demand_bytes\": %" PRIu64 ", \"ram_fraction\": %.6g,\n",
-			c->sga_ram_bytes, c->private_total_bytes, c->demand_bytes, c->ram_fraction);
-		fprintf(out, "     \"fits\": %s, \"headroom_bytes\": %" PRIu64 ", \"shortfall_bytes\": %" PRIu64
-			", \"max_processes\": %" PRIu64 ", \"max_processes_limited_by\": \"%s\"",
-			c->fits ? "true" : "false", c->headroom_bytes, c->shortfall_bytes, c->max_processes,
-			c->max_limited_by);
-		if (req->nodes) {
-			fprintf(out, ",\n     \"nodes\": {\"fits_every_node\": %s, \"max_processes_every_node\": %" PRIu64
-				", \"per_node\": [", row->nodes.fits ? "true" : "false", row->nodes.max_processes);
-			for (unsigned k = 0; k < row->nodes.nodes; k++) {
-				const struct node_capacity *x = &row->nodes.node[k];
-				fprintf(out, "%s{\"node\": %u, \"processes\": %" PRIu64 ", \"pagetable_bytes\": %" PRIu64
-					", \"sga_bytes\": %" PRIu64 ", \"private_bytes\": %" PRIu64 ", \"demand_bytes\": %"
-					PRIu64 ", \"ram_bytes\": %" PRIu64 ", \"fits\": %s}", k ? ", " : "", k, x->processes,
-					x->pt_bytes, x->sga_bytes, x->private_bytes, x->demand_bytes, x->ram_bytes,
-					x->fits ? "true" : "false");
-			}
-			fprintf(out, "]}");
-		}
-		fprintf(out, "}");
-	}
-	fprintf(out, "\n  ]\n}\n");
+	json_begin_object(w, key);
+	json_key_u64(w, "planner_version", 1);
+	json_key_string(w, "kind", "model");
+	json_key_string(w, "view", "each page-table page counted once (meminfo PageTables)");
+	json_begin_object(w, "inputs");
+	json_key_u64(w, "sga_bytes", r->size);
+	json_key_hex(w, "addr", r->addr);
+	json_key_u64(w, "addr_bytes", r->addr);
+	json_key_u64(w, "processes", req->inputs.processes);
+	json_key_double(w, "touch_fraction", r->touch_fraction);
+	json_key_u64(w, "ram_bytes", req->inputs.ram_bytes);
+	json_key_bool(w, "ram_from_host", req->ram_from_host);
+	json_key_u64(w, "private_bytes_per_process", req->inputs.private_bytes);
+	json_key_string(w, "sga_in_ram", sga_placement_text(req));
+	json_key_u64(w, "touch_map_ranges", r->touch_count);
+	json_key_u64(w, "measured_processes", req->inputs.measured_processes);
+	json_key_u64(w, "measured_pt_bytes", req->inputs.measured_pt_bytes);
+	json_key_u64(w, "own_pt_bytes_per_process", req->inputs.own_pt_bytes_per_process);
+	json_end_object(w);
+	json_begin_array(w, "modes");
+	for (int i = 0; i < req->mode_count; i++)
+		mode_json(w, req, &rows[i], req->modes[i]);
+	json_end_array(w);
+	json_end_object(w);
 }
 
 void plan_report_series(FILE *out, const struct plan_request *req, const struct plan_row *rows)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "capacity.h"
+#include "json.h"
 #include "nodes.h"
 #include "pt_model.h"
 
@@ -29,7 +30,10 @@ struct plan_row {
 };
 
 void plan_report_text(FILE *out, const struct plan_request *req, const struct plan_row *rows);
-void plan_report_json(FILE *out, const struct plan_request *req, const struct plan_row *rows);
+/* The plan as a JSON object: the top-level value when key is NULL, else
+ * the member key of the object w is in. */
+void plan_report_json(struct json_writer *w, const char *key, const struct plan_request *req,
+		      const struct plan_row *rows);
 /* Page-table bytes (all levels, each page once) vs process count, one
  * column per mode, log-spaced counts from 1 to req->inputs.processes. */
 void plan_report_series(FILE *out, const struct plan_request *req, const struct plan_row *rows);

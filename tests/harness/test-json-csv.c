@@ -91,6 +91,24 @@ static void fill_doubles(struct json_writer *w)
 	json_end_object(w);
 }
 
+/* The planner's forms: fixed decimals, significant digits, addresses. */
+static void fill_formats(struct json_writer *w)
+{
+	json_begin_object(w, NULL);
+	json_key_fixed(w, "mean", 1234.56, 1);
+	json_key_fixed(w, "pct", 2.0, 4);
+	json_key_fixed(w, "bytes", 1048576.4, 0);
+	json_key_fixed(w, "inf", INFINITY, 0);
+	json_key_double_digits(w, "frac", 0.123456789, 6);
+	json_key_double_digits(w, "whole", 1.0, 6);
+	json_key_hex(w, "addr", 0x20000000000ull);
+	json_end_object(w);
+}
+
+static const char *const expected_formats =
+	"{\n  \"mean\": 1234.6,\n  \"pct\": 2.0000,\n  \"bytes\": 1048576,\n  \"inf\": null,\n"
+	"  \"frac\": 0.123457,\n  \"whole\": 1,\n  \"addr\": \"0x20000000000\"\n}\n";
+
 int main(void)
 {
 	struct json_writer w;
@@ -121,6 +139,15 @@ int main(void)
 		roundtrip &= strtod(w.fields[i].value, NULL) == want[i];
 	TAP_OK(w.nfields == 4 && roundtrip, "doubles read back exactly");
 	TAP_OK(strstr(json, "\"a\": 0.1,") && strstr(json, "\"d\": 0.014579057\n"), "doubles are written short when exact");
+	json_free(&w);
+	free(json);
+	free(csv);
+
+	json = render(fill_formats, &w, &csv);
+	TAP_OK(strcmp(json, expected_formats) == 0,
+	       "fixed decimals (1, 4, 0), 6 significant digits, non-finite as null, addresses as \"0x...\"");
+	if (strcmp(json, expected_formats) != 0)
+		printf("# got:\n%s", json);
 	json_free(&w);
 	free(json);
 	free(csv);
