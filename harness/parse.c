@@ -48,7 +48,7 @@ int parse_u64(const char *s, uint64_t *out, char *err, size_t err_len)
 }
 
 /* The one size grammar of the suite (the planner's units_parse_size and
- * bench/lib/sweepspec.py follow it; tests/corpus/sizes.txt holds both to it):
+ * bench/lib/units.py follow it; tests/corpus/sizes.txt holds both to it):
  *   DIGITS [K|M|G|T|P [iB|B]] | DIGITS B | 0x HEXDIGITS
  * units binary and case-insensitive; no sign, space, fraction or 64-bit
  * overflow. */
@@ -188,20 +188,18 @@ int parse_addr(const char *s, uint64_t *out, char *err, size_t err_len)
 
 const char *format_bytes(uint64_t bytes, char *buf, size_t len)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	double v = (double)bytes;
 	unsigned u = 0;
 
-	while (v >= 1024 && u < 5) {
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
 		v /= 1024;
 		u++;
 	}
 	if (u == 0)
 		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
-	else if (v == (double)(uint64_t)v)
-		snprintf(buf, len, "%.0f %s", v, units[u]);
 	else
-		snprintf(buf, len, "%.2f %s", v, units[u]);
+		snprintf(buf, len, "%.4g %s", v, units[u]);
 	return buf;
 }
 

@@ -69,19 +69,5 @@ int units_parse_fraction(const char *text, double *fraction)
 
 const char *units_format_bytes(uint64_t bytes, char *buf, size_t len)
 {
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double v = (double)bytes;
-	unsigned u = 0;
-
-	while (v >= 1024.0 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
-		v /= 1024.0;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%" PRIu64 " B", bytes);
-	else if (v == (double)(uint64_t)v)
-		snprintf(buf, len, "%.0f %s", v, unit[u]);
-	else
-		snprintf(buf, len, "%.1f %s", v, unit[u]);
-	return buf;
+	return format_bytes(bytes, buf, len);
 }

@@ -30,7 +30,8 @@ int units_parse_count(const char *text, uint64_t *count);
 /* A decimal fraction 0 < f <= 1 ("0.25", "1"). */
 int units_parse_fraction(const char *text, double *fraction);
 
-/* "600.0 MiB", "878.9 GiB", "4 KiB", "0 B": one decimal above KiB. */
+/* "600 MiB", "878.9 GiB", "4 KiB", "0 B": harness/parse.c's format_bytes,
+ * the suite's one rendering of a byte count. */
 const char *units_format_bytes(uint64_t bytes, char *buf, size_t len);
 
 /* Saturating arithmetic: a plan that overflows 64 bits certainly does not

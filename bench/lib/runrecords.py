@@ -10,6 +10,7 @@ import json
 import os
 import re
 
+import units
 import welch
 
 RECORD_RE = re.compile(r"^(?P<point>.+)\.r(?P<repeat>[0-9]+)\.json$")
@@ -175,15 +176,12 @@ def spread(values):
 
 
 def human(value, unit):
-    """A figure with a readable unit: 1.5 MiB, 830 ns, 2.31 s."""
+    """A figure with a readable unit: 1.5 MiB, 830 ns, 2.31 s (bytes as
+    the binary prints them: units.format_bytes)."""
     if value is None:
         return "-"
     if unit == "bytes":
-        v = float(value)
-        for suffix in ("B", "KiB", "MiB", "GiB", "TiB"):
-            if abs(v) < 1024 or suffix == "TiB":
-                return ("%d B" % v) if suffix == "B" else ("%.4g %s" % (v, suffix))
-            v /= 1024.0
+        return units.format_bytes(value)
     if unit == "ns":
         v = float(value)
         if abs(v) < 1e3:

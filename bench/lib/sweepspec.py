@@ -14,6 +14,7 @@ import shlex
 import subprocess
 
 import backends
+from units import SIZE_UNITS, parse_size, size_label  # noqa: F401 (the suite's size grammar)
 
 LIST_KEYS = ("backends", "workers", "sizes", "workloads", "page", "write", "platform")
 SCALAR_KEYS = ("name", "description", "repeats", "args", "timeout", "vm-args")
@@ -46,41 +47,13 @@ PAGE_MODES = ("4k", "any")
 PLATFORMS = ("host", "guest")
 WRITE_VALUES = ("no", "yes")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
-# The suite's one size grammar (harness/parse.c parse_size; the planner
-# uses it too): DIGITS [K|M|G|T|P [iB|B]] | DIGITS B | 0x HEX, units binary
-# and case-insensitive, at most 2**64 - 1. tests/corpus/sizes.txt holds
-# this copy and the binary to the same answers.
-SIZE_RE = re.compile(r"\A(?:0[xX]([0-9a-fA-F]+)|([0-9]+)(?:([KMGTPkmgtp])(?:[iI][bB]|[bB])?|[bB])?)\Z")
 DURATION_RE = re.compile(r"^([0-9]+)(s|m|h)?$")
 COND_RE = re.compile(r"^([a-z]+)(<=|>=|!=|=|<|>)(.+)$")
 KEY_RE = re.compile(r"^([a-z][a-z-]*)(?:\[(.*)\])?$")
 
-SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
-
 
 class SpecError(Exception):
     """A spec problem, already formatted as `file:line: message`."""
-
-
-def parse_size(text):
-    """'256M' -> 268435456, '0x1000' -> 4096, '0' -> 0; None if it is not a
-    size (the harness's grammar, see SIZE_RE)."""
-    m = SIZE_RE.match(text)
-    if not m:
-        return None
-    if m.group(1) is not None:
-        n = int(m.group(1), 16)
-    else:
-        n = int(m.group(2)) * SIZE_UNITS[(m.group(3) or "").upper()]
-    return n if n < 1 << 64 else None
-
-
-def size_label(nbytes):
-    """268435456 -> '256M': the largest unit that divides exactly."""
-    for unit in ("T", "G", "M", "K"):
-        if nbytes % SIZE_UNITS[unit] == 0 and nbytes >= SIZE_UNITS[unit]:
-            return "%d%s" % (nbytes // SIZE_UNITS[unit], unit)
-    return str(nbytes)
 
 
 class Condition:

@@ -1,12 +1,15 @@
-"""One size grammar: tests/corpus/sizes.txt held against bench/lib/sweepspec.py
+"""One size grammar: tests/corpus/sizes.txt held against bench/lib/units.py
 and against the binary (`plan --private` gives the bytes back; `run --check
 --size` accepts exactly the non-zero multiples of 4 KiB that fit). The C
-parser itself is held to the same file by build/tests/harness/test-parse."""
+parser itself is held to the same file by build/tests/harness/test-parse.
+One rendering of a byte count: tests/corpus/bytes.txt held against
+units.format_bytes here, against the C format_bytes by test-parse, and against
+what the binary prints (`plan`)."""
 import json
 import os
 
 import tap
-import sweepspec
+import units
 
 t = tap.Tap()
 cases = []
@@ -19,10 +22,25 @@ with open(os.path.join(tap.ROOT, "tests", "corpus", "sizes.txt")) as f:
         cases.append(("" if text == '""' else text, None if want == "bad" else int(want)))
 t.ok(len(cases) > 40, "the corpus has %d cases" % len(cases))
 
-wrong = ["%r: corpus %s, sweepspec %s" % (x, w, sweepspec.parse_size(x)) for x, w in cases
-         if sweepspec.parse_size(x) != w]
-t.ok(not wrong, "sweepspec.parse_size agrees with the corpus on %d of %d cases" % (len(cases) - len(wrong), len(cases)),
+wrong = ["%r: corpus %s, units %s" % (x, w, units.parse_size(x)) for x, w in cases
+         if units.parse_size(x) != w]
+t.ok(not wrong, "units.parse_size agrees with the corpus on %d of %d cases" % (len(cases) - len(wrong), len(cases)),
      "\n".join(wrong))
+
+rendered = []
+with open(os.path.join(tap.ROOT, "tests", "corpus", "bytes.txt")) as f:
+    for line in f:
+        line = line.rstrip("\n")
+        if line.startswith("#") or "\t" not in line:
+            continue
+        n, text = line.split("\t", 1)
+        rendered.append((int(n), text))
+wrong = ["%d: corpus %r, units %r" % (n, text, units.format_bytes(n)) for n, text in rendered
+         if units.format_bytes(n) != text]
+t.ok(len(rendered) > 30 and not wrong, "units.format_bytes agrees with tests/corpus/bytes.txt on %d of %d cases"
+     % (len(rendered) - len(wrong), len(rendered)), "\n".join(wrong))
+t.ok(units.format_bytes(-1536) == "-1.5 KiB" and units.format_bytes(1536.9) == "1.5 KiB",
+     "units.format_bytes keeps a difference's sign and drops a fraction as the C uint64_t does")
 
 why = None if os.access(tap.HARNESS, os.X_OK) else "harness not built (build/mshare-bench)"
 if why:
@@ -58,4 +76,15 @@ else:
         if (r.returncode == 0) != accept:
             wrong.append("plan --sga=%r: corpus %s, exit %d %s" % (text, want, r.returncode, r.stderr.strip()))
     t.ok(not wrong, "plan --sga and run --size take the same sizes (0x1000 in both)", "\n".join(wrong))
+
+    wrong, seen = [], 0
+    for n, text in rendered:
+        r = tap.run([tap.HARNESS, "plan", "--sga", "4K", "--processes", "1", "--mode", "4k", "--ram=%d" % n])
+        if r.returncode != 0:
+            continue
+        seen += 1
+        if "  RAM %s, " % text not in r.stdout:
+            wrong.append("plan --ram=%d: corpus %r, binary: %s" % (n, text, r.stdout.splitlines()[2:3]))
+    t.ok(seen > 20 and not wrong, "the binary prints %d corpus byte counts as the corpus says (plan --ram)" % seen,
+         "\n".join(wrong))
 t.done()

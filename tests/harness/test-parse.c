@@ -56,6 +56,34 @@ static void size_corpus(void)
 	       agree, cases);
 }
 
+/* tests/corpus/bytes.txt: BYTES<TAB>TEXT, the suite's rendering of a byte count. */
+static void bytes_corpus(void)
+{
+	FILE *f = fopen("tests/corpus/bytes.txt", "r");
+	char line[256], buf[32];
+	int cases = 0, agree = 0;
+
+	TAP_OK(f != NULL, "tests/corpus/bytes.txt opens (run from the top directory)");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *tab = strchr(line, '\t');
+		if (line[0] == '#' || !tab)
+			continue;
+		*tab = '\0';
+		uint64_t n = strtoull(line, NULL, 10);
+		bool good = strcmp(format_bytes(n, buf, sizeof(buf)), tab + 1) == 0;
+		cases++;
+		agree += good;
+		if (!good)
+			printf("# corpus: %s should be '%s', format_bytes gives '%s'\n", line, tab + 1, buf);
+	}
+	fclose(f);
+	TAP_OK(cases > 30 && agree == cases, "format_bytes agrees with tests/corpus/bytes.txt on %d of %d cases",
+	       agree, cases);
+}
+
 static void dir_ok(const char *path, const char *want)
 {
 	char dir[64];
@@ -114,9 +142,9 @@ int main(void)
 	TAP_OK(parse_addr("2T", &v, err, sizeof(err)) == 0 && v == 0x20000000000ull, "address 2T");
 	TAP_OK(parse_addr("0xzz", &v, err, sizeof(err)) != 0 && strstr(err, "0xzz"), "address '0xzz' rejected: %s", err);
 
-	char buf[32];
-	TAP_OK(strcmp(format_bytes(256ull << 20, buf, sizeof(buf)), "256 MiB") == 0, "format 256 MiB");
-	TAP_OK(strcmp(format_bytes(1536ull << 20, buf, sizeof(buf)), "1.50 GiB") == 0, "format 1.50 GiB");
-	TAP_OK(strcmp(format_bytes(100, buf, sizeof(buf)), "100 B") == 0, "format 100 B");
+	bytes_corpus();
+	char buf[8];
+	TAP_OK(strcmp(format_bytes(1536ull << 20, buf, sizeof(buf)), "1.5 GiB") == 0, "format 1.5 GiB in 8 bytes");
+	TAP_OK(strcmp(format_bytes(UINT64_MAX, buf, 4), "16 ") == 0, "a short buffer is cut, not overrun");
 	return tap_done();
 }
