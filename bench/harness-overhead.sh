@@ -35,11 +35,13 @@ harness=$(field "$dir/barrier.json" results.time_s.barrier)
 echo "harness time_s.barrier $harness s, bare $bare s, ratio $(python3 -c "print(round($harness / $bare, 3))")"
 
 echo "== 3. private memory per worker beyond the region (bare child: $(grep 'bare child memory' "$dir/fork-barrier.txt" | cut -d: -f2))"
-python3 -c '
+PYTHONPATH=bench/lib python3 -c '
 import json, sys
+import units
 m = json.load(open(sys.argv[1]))["results"]["worker_memory"]
-print("Private_Dirty %.0f B + page tables baseline %.0f B = %.0f B (%.1f KiB), %d workers sampled"
-      % (m["private_dirty_bytes"], m["pagetables_baseline_bytes"], m["total_bytes"], m["total_bytes"] / 1024, m["sampled_workers"]))' "$dir/barrier.json"
+print("Private_Dirty %.0f B + page tables baseline %.0f B = %.0f B (%s), %d workers sampled"
+      % (m["private_dirty_bytes"], m["pagetables_baseline_bytes"], m["total_bytes"], units.format_bytes(m["total_bytes"]),
+         m["sampled_workers"]))' "$dir/barrier.json"
 
 for spec in "shm --page 4k --size 256M" "hugetlb-2m --size 1G"; do
 	name=$(echo "$spec" | cut -d' ' -f1)
