@@ -2,11 +2,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "opts.h"
 #include "parse.h"
 
@@ -315,28 +315,7 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 	}
 	/* An existing --csv must be this tool's CSV, whole: a row is never
 	 * appended to another file or after a cut-off row. */
-	if (cfg->csv && stat(cfg->csv, &st) == 0) {
-		static const char first[] = "schema_version,";
-		char head[sizeof(first) - 1], last = '\n';
-		int fd = -1;
-		bool good = S_ISREG(st.st_mode);
-		if (good && st.st_size > 0) {
-			fd = open(cfg->csv, O_RDONLY | O_CLOEXEC);
-			good = fd >= 0 && pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
-			       memcmp(head, first, sizeof(head)) == 0 && pread(fd, &last, 1, st.st_size - 1) == 1;
-			if (fd >= 0)
-				close(fd);
-		}
-		if (!good) {
-			snprintf(err, err_len, "--csv %s is not a CSV file of mshare-bench records; give a new file",
-				 cfg->csv);
-			return -1;
-		}
-		if (last != '\n') {
-			snprintf(err, err_len, "--csv %s ends in a cut-off row (no newline at the end); repair or move it",
-				 cfg->csv);
-			return -1;
-		}
-	}
+	if (cfg->csv && csv_check_path(cfg->csv, err, err_len) != 0)
+		return -1;
 	return 0;
 }

@@ -1,7 +1,10 @@
-/* Unit tests of the JSON writer and the CSV row built from it. */
+/* Unit tests of the JSON writer, the CSV row built from it and the check
+ * of an existing --csv file. */
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "csv.h"
 #include "json.h"
@@ -109,6 +112,53 @@ static const char *const expected_formats =
 	"{\n  \"mean\": 1234.6,\n  \"pct\": 2.0000,\n  \"bytes\": 1048576,\n  \"inf\": null,\n"
 	"  \"frac\": 0.123457,\n  \"whole\": 1,\n  \"addr\": \"0x20000000000\"\n}\n";
 
+/* csv_check_fd on a file holding text (NULL: a directory), against header. */
+static int check_csv(const char *text, const char *header, char *err, size_t err_len)
+{
+	char path[] = "/tmp/test-json-csv.XXXXXX";
+	long long size = -1;
+	int fd, rc;
+	if (!text) {
+		if (!mkdtemp(path))
+			return -2;
+		fd = open(path, O_RDONLY | O_DIRECTORY);
+	} else {
+		fd = mkstemp(path);
+		if (fd >= 0 && write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+			return -2;
+	}
+	if (fd < 0)
+		return -2;
+	rc = csv_check_fd(fd, path, header, header ? strlen(header) : 0, "; then", &size, err, err_len);
+	if (rc == 0 && size != (long long)strlen(text))
+		rc = -3;
+	close(fd);
+	text ? unlink(path) : rmdir(path);
+	return rc;
+}
+
+static void test_csv_check(void)
+{
+	static const char header[] = "schema_version,tool\n";
+	char err[512];
+	TAP_OK(check_csv("", header, err, sizeof(err)) == 0, "csv check: an empty file takes the header and a row");
+	TAP_OK(check_csv("schema_version,tool\n2,x\n", header, err, sizeof(err)) == 0,
+	       "csv check: a file with this header and whole rows takes a row");
+	TAP_OK(check_csv("schema_version,tool\n2,x\n", NULL, err, sizeof(err)) == 0,
+	       "csv check: before the run, any CSV of records passes");
+	TAP_OK(check_csv("schema_version,other\n2,x\n", header, err, sizeof(err)) == -1 &&
+		       strstr(err, "other columns") && strstr(err, "; then"),
+	       "csv check: another header is refused, naming it: %s", err);
+	TAP_OK(check_csv("schema_version,tool\n2,x", header, err, sizeof(err)) == -1 && strstr(err, "cut-off row"),
+	       "csv check: a cut-off last row is refused: %s", err);
+	TAP_OK(check_csv("name,value\nx,1\n", NULL, err, sizeof(err)) == -1 && strstr(err, "not a CSV file of mshare"),
+	       "csv check: another tool's CSV is refused before the run: %s", err);
+	TAP_OK(check_csv("sch", header, err, sizeof(err)) == -1 && strstr(err, "not a CSV file of mshare"),
+	       "csv check: a file shorter than the first column is refused: %s", err);
+	TAP_OK(check_csv(NULL, header, err, sizeof(err)) == -1 && strstr(err, "not a regular file"),
+	       "csv check: a directory is refused: %s", err);
+}
+
 int main(void)
 {
 	struct json_writer w;
@@ -163,5 +213,7 @@ int main(void)
 	fclose(f);
 	TAP_OK(strcmp(buf, "plain|\"has,comma\"|\"cr\rhere\"") == 0, "CSV fields quoted only when needed");
 	free(buf);
+
+	test_csv_check();
 	return tap_done();
 }

@@ -1,0 +1,328 @@
+/* record_schema.c - the run record as JSON (schema_version
+ * RECORD_SCHEMA_VERSION): prints the run's configuration and measurements
+ * (struct run_state) and the figures derived from them (struct run_result,
+ * record.c); computes nothing. What each field means: results/README.md.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "environment.h"
+#include "record.h"
+
+static void write_latency(struct json_writer *w, const char *key, const struct latency_figures *f, bool p9999)
+{
+	json_begin_object(w, key);
+	json_key_u64(w, "count", f->count);
+	json_key_double(w, "mean", f->mean);
+	json_key_u64(w, "min", f->min);
+	json_key_u64(w, "p50", f->p50);
+	json_key_u64(w, "p90", f->p90);
+	json_key_u64(w, "p99", f->p99);
+	json_key_u64(w, "p999", f->p999);
+	if (p9999)
+		json_key_u64(w, "p9999", f->p9999);
+	json_key_u64(w, "max", f->max);
+	json_end_object(w);
+}
+
+static void write_params(struct json_writer *w, const struct run_config *cfg)
+{
+	const struct workload_ops *wl = cfg->workload;
+	json_begin_object(w, "params");
+	for (int p = 0; p < WORKLOAD_MAX_PARAMS && wl->params[p].name; p++)
+		json_key_string(w, wl->params[p].name, cfg->param_values[p]);
+	json_end_object(w);
+}
+
+static void write_config(struct json_writer *w, const struct run_config *cfg)
+{
+	char addr[32];
+	json_begin_object(w, "config");
+	json_key_string(w, "backend", cfg->backend->name);
+	/* What the suite knows of the backend (its backend_ops): the tools
+	 * read these, never the name. */
+	json_begin_object(w, "backend_facts");
+	backend_facts_json(w, cfg->backend);
+	json_end_object(w);
+	json_key_u64(w, "workers", cfg->workers);
+	json_key_u64(w, "size_bytes", cfg->size);
+	json_key_string(w, "workload", cfg->workload->name);
+	json_key_string(w, "page_mode", cfg->page == PAGE_MODE_4K ? "4k" : "any");
+	json_key_bool(w, "write", cfg->write);
+	snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)cfg->addr);
+	json_key_string(w, "addr", addr);
+	json_key_string(w, "path", cfg->path);
+	json_key_u64(w, "seed", cfg->seed);
+	json_key_double(w, "duration_s", cfg->duration_ns ? (double)cfg->duration_ns / 1e9 : 0);
+	json_key_u64(w, "ops", cfg->max_ops);
+	json_key_string(w, "cpus", cfg->numa.cpus_arg);
+	json_key_string(w, "mem_policy", cfg->numa.mem_policy_arg);
+	write_params(w, cfg);
+	json_end_object(w);
+}
+
+static void write_preflight(struct json_writer *w, const struct preflight_figures *pf, const struct run_result *r)
+{
+	json_begin_object(w, "preflight");
+	json_key_i64(w, "pid_max", pf->pid_max);
+	json_key_i64(w, "threads_max", pf->threads_max);
+	json_key_i64(w, "tasks_before", pf->tasks_now);
+	json_key_i64(w, "nproc_soft", pf->nproc_soft);
+	json_key_i64(w, "nproc_hard", pf->nproc_hard);
+	json_key_bool(w, "nproc_raised", pf->nproc_raised);
+	json_key_i64(w, "max_map_count", pf->max_map_count);
+	json_key_i64(w, "mem_available_bytes", pf->mem_available_bytes);
+	json_key_u64(w, "estimated_bytes", pf->expected_total_bytes);
+	json_key_u64(w, "estimated_pt_bytes_per_worker", pf->expected_pt_bytes_per_worker);
+	json_key_string(w, "estimate", r->estimate);
+	json_end_object(w);
+}
+
+static void write_smaps(struct json_writer *w, const struct run_state *rs)
+{
+	json_begin_object(w, "smaps");
+	json_key_i64(w, "worker", rs->smaps_worker);
+	json_key_u64(w, "rss_bytes", rs->smaps.rss_bytes);
+	json_key_u64(w, "kernel_page_bytes", rs->smaps.kernel_page_bytes);
+	json_key_u64(w, "mmu_page_bytes", rs->smaps.mmu_page_bytes);
+	json_key_u64(w, "shmem_pmd_mapped_bytes", rs->smaps.shmem_pmd_bytes);
+	json_key_u64(w, "file_pmd_mapped_bytes", rs->smaps.file_pmd_bytes);
+	json_key_u64(w, "anon_huge_bytes", rs->smaps.anon_huge_bytes);
+	json_key_string(w, "vmflags", rs->smaps.vmflags);
+	json_end_object(w);
+}
+
+/* results.pagetables: the system view (/proc/meminfo and per node) and
+ * the per-process view (VmPTE). */
+static void write_pagetables(struct json_writer *w, const struct run_state *rs, const struct run_result *r)
+{
+	const struct numa_plan *p = &rs->numa;
+	json_begin_object(w, "pagetables");
+	json_key_i64(w, "meminfo_before_bytes", rs->meminfo_before);
+	json_key_i64(w, "meminfo_baseline_bytes", rs->meminfo_baseline);
+	json_key_i64(w, "meminfo_parked_bytes", rs->meminfo_parked);
+	json_key_i64(w, "meminfo_delta_bytes", r->meminfo_delta);
+	json_key_i64(w, "meminfo_delta_from_before_bytes", r->meminfo_delta_from_before);
+	json_key_bool(w, "meminfo_stat_refreshed", rs->meminfo_refreshed);
+	json_key_u64(w, "vmpte_sum_bytes", r->vmpte_sum);
+	json_key_u64(w, "vmpte_baseline_sum_bytes", r->vmpte_baseline_sum);
+	json_key_double(w, "vmpte_baseline_per_worker_bytes", r->vmpte_baseline_per_worker);
+	json_key_u64(w, "vmpte_workers", r->vmpte_workers);
+	json_key_u64(w, "region_bytes_total", r->region_sum);
+	json_key_double(w, "region_bytes_per_worker", r->region_per_worker);
+	json_key_i64(w, "region_bytes_per_worker_min", r->region_min);
+	json_key_i64(w, "region_bytes_per_worker_max", r->region_max);
+	json_key_double(w, "region_bytes_per_worker_per_gib", r->region_per_worker_per_gib);
+	json_begin_array(w, "nodes");
+	for (int n = 0; n <= p->max_node; n++) {
+		if (!(p->node_present >> n & 1))
+			continue;
+		json_begin_object(w, NULL);
+		json_key_i64(w, "node", n);
+		json_key_i64(w, "before_bytes", rs->pt_before.node[n]);
+		json_key_i64(w, "baseline_bytes", rs->pt_baseline.node[n]);
+		json_key_i64(w, "parked_bytes", rs->pt_parked.node[n]);
+		json_key_i64(w, "delta_bytes", r->node_delta[n]);
+		json_key_i64(w, "delta_from_before_bytes", r->node_delta_from_before[n]);
+		json_end_object(w);
+	}
+	json_end_array(w);
+	json_key_i64(w, "nodes_delta_sum_bytes", r->nodes_delta_sum);
+	json_key_bool(w, "nodes_consistent", r->nodes_consistent);
+	json_key_string(w, "nodes_source", p->sysfs_nodes ? "/sys/devices/system/node/node*/meminfo PageTables"
+							   : "no /sys/devices/system/node (kernel without NUMA): "
+							     "node 0 is /proc/meminfo");
+	json_key_string(w, "views",
+			"nodes: the same PageTables per NUMA node (/sys/devices/system/node/nodeN/meminfo) at the "
+			"same three points, read around the system figure until two reads of the nodes agree "
+			"(nodes_consistent: at every point; then the deltas sum to meminfo_delta_bytes); "
+			"meminfo_*: /proc/meminfo PageTables, system-wide, each page-table page counted once "
+			"(includes any other process's changes; per-CPU counters folded by vm/stat_refresh before each read when meminfo_stat_refreshed); meminfo_delta_bytes = parked - baseline "
+			"(all workers attached, region untouched), meminfo_delta_from_before_bytes = parked - before "
+			"the first fork (adds the workers' own process page tables); vmpte_*: sum of per-process "
+			"VmPTE from /proc/<pid>/status, a page-table page shared by N processes counted N times; "
+			"region_bytes_*: per worker VmPTE at the parked point minus the same worker's VmPTE with "
+			"the region mapped but untouched");
+	json_end_object(w);
+}
+
+static void write_worker_memory(struct json_writer *w, const struct run_state *rs, const struct run_result *r)
+{
+	json_begin_object(w, "worker_memory");
+	json_key_u64(w, "sampled_workers", rs->private_sampled);
+	json_key_double(w, "private_dirty_bytes", r->private_dirty);
+	json_key_double(w, "pagetables_baseline_bytes", r->vmpte_baseline_per_worker);
+	json_key_double(w, "total_bytes", r->worker_total);
+	json_key_string(w, "meaning",
+			"per worker, beyond the region: Private_Dirty from smaps_rollup minus the region's own "
+			"(mean over sampled workers at the parked point) plus VmPTE with the region untouched; "
+			"kernel structures (task, kernel stack) not included");
+	json_end_object(w);
+}
+
+/* results.numa: where workers ran, the memory policy, the DAX device's
+ * node. */
+static void write_numa(struct json_writer *w, const struct run_state *rs, const struct run_result *r)
+{
+	const struct numa_plan *p = &rs->numa;
+	static const char *const placement[] = { "none (workers not bound; the scheduler places them)", "spread",
+						 "compact", "list" };
+	json_begin_object(w, "numa");
+	json_key_i64(w, "nodes", p->nodes);
+	json_key_string(w, "cpu_placement", placement[rs->cfg.numa.cpus]);
+	json_key_string(w, "cpus_used", p->npus ? p->cpus_text : NULL);
+	json_begin_array(w, "workers_per_node");
+	for (int n = 0; n <= p->max_node; n++)
+		if (p->node_present >> n & 1)
+			json_key_u64(w, NULL, r->workers_per_node[n]);
+	json_end_array(w);
+	json_key_string(w, "cpus_seen", r->cpus_seen);
+	json_key_string(w, "workers_per_node_source",
+			"getcpu() in each worker as its workload ended, over the nodes present (node 0 first); cpus_seen: the CPUs they were on then");
+	json_key_string(w, "mem_policy", p->policy_set ? p->policy_text : "unchanged (as inherited)");
+	json_key_string(w, "mem_policy_scope",
+			"set_mempolicy() of the run's process before the backend's set-up, inherited by every worker: "
+			"it places what they allocate: the region's data they fault in (shared memory, page cache, "
+			"anonymous memory), hugetlb pages allocated in the set-up (bind/interleave: the pool grows through "
+			"nr_hugepages_mempolicy, on the policy's nodes), and page-table pages; not the data "
+			"of a DAX file (on the device, data_device_node)");
+	json_key_i64(w, "data_device_node", p->data_device_node);
+	json_key_string(w, "data_device", p->data_device[0] ? p->data_device : NULL);
+	json_key_string(w, "page_table_placement",
+			"Linux allocates a page-table page (PTE, PMD, PUD) with alloc_pages() in the context of the "
+			"task that faults: under that task's memory policy (local: the node of the CPU it runs on; "
+			"an mbind() VMA policy does not apply). A private set of page tables thus lands where its "
+			"worker faults; a shared set (mshare) wherever the worker that first faults each range runs; "
+			"pagetables.nodes says where they were");
+	json_key_string(w, "latency_note", r->latency_note);
+	json_end_object(w);
+}
+
+static void write_faults(struct json_writer *w, const struct run_result *r)
+{
+	json_begin_object(w, "faults");
+	json_key_u64(w, "minflt", r->minflt);
+	json_key_u64(w, "majflt", r->majflt);
+	json_key_u64(w, "pages_touched", r->slot.pages_touched);
+	json_key_double(w, "pages_per_fault", r->pages_per_fault);
+	json_key_double(w, "mean_ns_per_fault", r->mean_ns_per_fault);
+	json_key_string(w, "scope", "getrusage of each worker around the workload only, summed; mean_ns_per_fault = "
+				    "time in the workload summed over workers / (minflt + majflt)");
+	json_end_object(w);
+}
+
+static void write_workers(struct json_writer *w, const struct run_state *rs, const struct run_result *r)
+{
+	json_key_u64(w, "oom_killed", r->oom_killed);
+	json_key_u64(w, "sigkilled_not_oom", r->sigkilled_not_oom);
+	json_key_string(w, "oom_kill_source", r->oom_source);
+	json_key_i64(w, "oom_kill_vmstat_delta", r->oom_kill_vmstat_delta);
+	json_key_u64(w, "first_kill_at_workers", r->first_kill_at_workers);
+	json_key_u64(w, "workers_started", rs->forked);
+	json_key_u64(w, "workers_measured", r->published);
+	json_key_u64(w, "workers_failed", rs->failed);
+	json_key_u64(w, "workers_crashed", rs->crashed);
+	json_begin_object(w, "worker_signals");
+	for (int s = 1; s < 65; s++)
+		if (rs->signal_counts[s] && !(s == SIGKILL && rs->killing))
+			json_key_u64(w, sigabbrev_np(s) ? sigabbrev_np(s) : "unknown", rs->signal_counts[s]);
+	json_end_object(w);
+	json_key_string(w, "fork_error", rs->fork_error[0] ? rs->fork_error : NULL);
+	json_key_string(w, "first_worker_error", r->first_error[0] ? r->first_error : NULL);
+}
+
+static void write_times(struct json_writer *w, const struct run_result *r)
+{
+	json_begin_object(w, "time_s");
+	json_key_double(w, "setup", r->time_s.setup);
+	json_key_double(w, "fork", r->time_s.fork);
+	json_key_double(w, "barrier", r->time_s.barrier);
+	json_key_double(w, "attach", r->time_s.attach);
+	json_key_double(w, "attach_max", r->time_s.attach_max);
+	json_key_double(w, "barrier_wait", r->time_s.barrier_wait);
+	json_key_double(w, "baseline_measure", r->time_s.baseline_measure);
+	json_key_double(w, "touch", r->time_s.touch);
+	json_key_double(w, "touch_per_worker", r->time_s.touch_per_worker);
+	json_key_double(w, "touch_per_worker_max", r->time_s.touch_per_worker_max);
+	json_key_double(w, "parked_measure", r->time_s.parked_measure);
+	json_key_double(w, "detach", r->time_s.detach);
+	json_key_double(w, "detach_max", r->time_s.detach_max);
+	json_key_double(w, "exit", r->time_s.exit);
+	json_key_double(w, "total", r->time_s.total);
+	json_key_string(w, "meaning",
+			"barrier: end of setup to every worker attached; attach, barrier_wait, touch_per_worker, "
+			"detach: mean per worker (and _max); touch: release to every worker parked; total: setup to "
+			"every worker reaped");
+	json_end_object(w);
+}
+
+static void write_workload(struct json_writer *w, const struct run_config *cfg, const struct run_result *r)
+{
+	const struct workload_ops *wl = cfg->workload;
+	json_begin_object(w, "workload");
+	json_key_string(w, "name", wl->name);
+	write_params(w, cfg);
+	json_key_u64(w, "ops", r->slot.ops);
+	json_key_double(w, "ops_per_s", r->ops_per_s);
+	json_key_u64(w, "bytes", r->slot.bytes);
+	write_latency(w, "op_latency_ns", &r->op, false);
+	if (workload_phase_count(wl)) {
+		json_begin_object(w, "phase_latency_ns");
+		for (unsigned ph = 0; ph < workload_phase_count(wl); ph++)
+			write_latency(w, wl->phase_names[ph], &r->phase[ph], false);
+		json_end_object(w);
+		if (wl->phase_meaning)
+			json_key_string(w, "phase_meaning", wl->phase_meaning);
+	}
+	json_begin_object(w, "counters");
+	for (int c = 0; c < WORKLOAD_MAX_COUNTERS && wl->counter_names[c]; c++)
+		json_key_u64(w, wl->counter_names[c], r->slot.counters[c]);
+	json_end_object(w);
+	if (wl->report)
+		wl->report(w, &r->slot, cfg->workload_config, r->published, r->time_s.touch);
+	json_end_object(w);
+}
+
+void record_json(struct json_writer *w, const struct run_state *rs, const struct run_result *r)
+{
+	const struct region *reg = &rs->region;
+
+	json_begin_object(w, NULL);
+	json_key_u64(w, "schema_version", RECORD_SCHEMA_VERSION);
+	json_key_string(w, "tool", "mshare-bench");
+	write_config(w, &rs->cfg);
+	environment_write_json(w);
+	write_preflight(w, &rs->preflight, r);
+
+	json_begin_object(w, "results");
+	json_key_u64(w, "page_size_bytes", r->page_bytes);
+	json_key_string(w, "page_size_source", r->page_source);
+	json_key_bool(w, "page_size_mixed", r->page_mixed);
+	json_key_string(w, "page_probe", page_probe_describe(rs->page_probe));
+	json_key_u64(w, "backend_page_bytes", reg->backend_page_bytes);
+	json_key_bool(w, "dax", reg->dax);
+	json_key_string(w, "backing", reg->backing);
+	json_key_string(w, "fs_type", reg->fs_type);
+	json_key_bool(w, "map_sync", reg->map_sync);
+	json_key_string(w, "persist", persist_mode_name(reg->persist));
+	json_key_string(w, "persist_why", reg->persist_why);
+	json_key_i64(w, "hugepages_added_to_pool", rs->hugepages_added);
+	write_smaps(w, rs);
+	write_pagetables(w, rs, r);
+	write_worker_memory(w, rs, r);
+	write_numa(w, rs, r);
+	write_latency(w, "fault_latency_ns", &r->fault, true);
+	json_key_u64(w, "timer_overhead_ns", rs->timer_overhead_ns);
+	json_key_u64(w, "timer_overhead_min_ns", rs->timer_overhead_min_ns);
+	json_key_string(w, "clock", BENCH_CLOCK_NAME);
+	json_key_string(w, "fault_latency_includes",
+			"one access between two clock reads: the fault plus one timer overhead");
+	write_faults(w, r);
+	write_workers(w, rs, r);
+	write_times(w, r);
+	write_workload(w, &rs->cfg, r);
+	json_end_object(w); /* results */
+	json_end_object(w);
+}
