@@ -11,7 +11,12 @@ CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) -Iharness -Iplanner -I$(BUILD)/gen -MMD -MP
-LDLIBS  += -lpmem -lnuma -lhwloc -ljansson -lm
+# libpmem is not linked: harness/pmem_lib.c loads it for the runs that persist
+# with it. -z now: every symbol is bound at start, in the parent, so a worker
+# does not dirty its own copy of the GOT on its first calls (8 KiB less
+# private memory per worker, measured).
+LDLIBS  += -lnuma -lhwloc -ljansson -lm -ldl
+LDFLAGS += -Wl,-z,now
 
 BUILD   := build
 BIN     := $(BUILD)/mshare-bench
@@ -48,7 +53,7 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP) $(VERSION_H)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BIN): $(OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Areas add their test binaries with `test-build:: <targets>` in their .mk.
 test-build:: $(BIN)

@@ -24,6 +24,7 @@
 #include "hugepool.h"
 #include "run.h"
 #include "oom_victims.h"
+#include "pmem_lib.h"
 
 #define WAIT_SLICE_NS (20ull * 1000000ull)
 #define EXIT_STALL_NS (120ull * 1000000000ull) /* no worker exits for this long: kill them */
@@ -423,6 +424,12 @@ int run_main(int argc, char **argv)
 			cfg->workload->name, cfg->backend->name,
 			rs->region.persist == PERSIST_NONE ? rs->region.persist_why
 			: "the backend does not state how a write is made durable");
+		return 1;
+	}
+	if (cfg->workload->persists && rs->region.persist == PERSIST_PMEM && pmem_lib_load(err, sizeof(err)) != 0) {
+		cleanup(rs);
+		fprintf(stderr, "mshare-bench run: workload %s makes its writes durable with libpmem on backend %s: %s\n",
+			cfg->workload->name, cfg->backend->name, err);
 		return 1;
 	}
 	if (results_area_create(&rs->area, cfg->workers) != 0) {

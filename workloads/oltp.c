@@ -226,8 +226,8 @@ static int oltp_run(struct workload_ctx *ctx, char *err, size_t err_len)
 		w.counters[C_HOT1_OPS] += rank < w.chooser.hot1_ranks;
 		w.counters[C_HOT10_OPS] += rank < w.chooser.hot10_ranks;
 	}
-	w.counters[C_PERSIST_PMEM_WORKERS] = w.persist.pmem;
-	w.counters[C_PERSIST_MSYNC_WORKERS] = !w.persist.pmem;
+	w.counters[C_PERSIST_PMEM_WORKERS] = w.persist.pmem != NULL;
+	w.counters[C_PERSIST_MSYNC_WORKERS] = w.persist.pmem == NULL;
 	w.counters[C_BLOCKS] = ctx->worker == 0 ? w.cfg.blocks.nblocks : 0;
 	slot->ops = ops;
 	slot->bytes = w.counters[C_READS] * w.cfg.blocks.block_size +

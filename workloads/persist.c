@@ -1,24 +1,29 @@
-/* persist.c - libpmem when the backend maps DAX MAP_SYNC, msync(MS_SYNC) otherwise. */
+/* persist.c - libpmem when the backend maps DAX MAP_SYNC, msync(MS_SYNC) otherwise.
+ * libpmem is not linked: the harness loads it before fork for the runs that
+ * need it (harness/pmem_lib.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <libpmem.h>
-
 #include "persist.h"
+#include "pmem_lib.h"
 
 int persist_init(struct persist *p, const struct workload_ctx *ctx, char *err, size_t err_len)
 {
 	p->sys_page = (size_t)sysconf(_SC_PAGESIZE);
 	switch (ctx->persist) {
 	case PERSIST_PMEM:
-		p->pmem = true;
+		p->pmem = pmem_lib();
+		if (!p->pmem) {
+			snprintf(err, err_len, "the region persists with libpmem, which the harness has not loaded");
+			return -1;
+		}
 		return 0;
 	case PERSIST_MSYNC:
 	case PERSIST_VOLATILE:
-		p->pmem = false;
+		p->pmem = NULL;
 		return 0;
 	case PERSIST_NONE:
 	case PERSIST_UNSTATED:
@@ -40,7 +45,7 @@ static int msync_range(const struct persist *p, const void *addr, size_t len)
 int persist_range(const struct persist *p, const void *addr, size_t len)
 {
 	if (p->pmem) {
-		pmem_persist(addr, len);
+		p->pmem->persist(addr, len);
 		return 0;
 	}
 	return msync_range(p, addr, len);
@@ -49,7 +54,7 @@ int persist_range(const struct persist *p, const void *addr, size_t len)
 int persist_memcpy(const struct persist *p, void *dst, const void *src, size_t len)
 {
 	if (p->pmem) {
-		pmem_memcpy_persist(dst, src, len);
+		p->pmem->memcpy_persist(dst, src, len);
 		return 0;
 	}
 	memcpy(dst, src, len);

@@ -22,8 +22,10 @@
 
 #include "workload.h"
 
+struct pmem_lib;
+
 struct persist {
-	bool pmem;        /* pmem_persist, else msync(MS_SYNC) */
+	const struct pmem_lib *pmem; /* pmem_persist, else (NULL) msync(MS_SYNC) */
 	size_t sys_page;  /* msync works on whole base pages */
 };
 

@@ -157,7 +157,7 @@ static int redo_write(struct redo_worker *w)
 		return -1;
 	}
 	first_touch_range(&touched, &touch_ctx, 0, sizeof(*w->control));
-	w->c[persist.pmem ? C_PERSIST_PMEM_WORKERS : C_PERSIST_MSYNC_WORKERS] = 1;
+	w->c[persist.pmem != NULL ? C_PERSIST_PMEM_WORKERS : C_PERSIST_MSYNC_WORKERS] = 1;
 	rng_seed(&rng, ctx->seed);
 
 	uint64_t start = clock_now_ns();

@@ -6,9 +6,9 @@
 #
 # Contents: busybox (static) with its applets as links, ndctl/daxctl and
 # mkfs.ext4 with the shared libraries ldd reports (plus the dynamic loader and
-# the config files they read), the benchmark binary and its libraries when it
-# has been built, everything under GUEST_DIR (test binaries, helpers) as
-# /guest, and kernel/vm/init as /init.  Dynamic binaries are run in the guest
+# the config files they read), the benchmark binary and its libraries (with
+# the libpmem it dlopen()s) when it has been built, everything under
+# GUEST_DIR (test binaries, helpers) as /guest, and kernel/vm/init as /init.  Dynamic binaries are run in the guest
 # with the same loader path as on the host, so libraries keep their paths.
 # EXTRA_SCRIPT, when given, is sourced last (before the archive is written)
 # with $stage, copy_with_libs, copy_lib, copy_libs_of and die available: it adds what one
@@ -96,6 +96,15 @@ mkdir -p "$stage"/lib/modules
 
 if [ -n "$bench" ] && [ -x "$bench" ]; then
 	copy_with_libs "$bench" /usr/bin/mshare-bench
+	# The shared object the benchmark dlopen()s instead of linking it (for
+	# the workloads that persist on DAX), named once in harness/pmem_lib.h.
+	so=$(sed -n 's/^#define PMEM_LIB_SONAME "\(.*\)"$/\1/p' "$here/../../harness/pmem_lib.h")
+	[ -n "$so" ] || die "no PMEM_LIB_SONAME in harness/pmem_lib.h"
+	ldconfig=$(command -v ldconfig || echo /sbin/ldconfig)
+	lib=$("$ldconfig" -p | awk -v so="$so" '$1 == so && /x86-64/ { print $NF; exit }')
+	[ -n "$lib" ] && [ -e "$lib" ] || die "$so is not installed (apt-get install libpmem1): mshare-bench loads it to persist on DAX"
+	copy_lib "$lib"
+	copy_libs_of "$lib"
 fi
 
 if [ -n "$guest_dir" ] && [ -d "$guest_dir" ]; then

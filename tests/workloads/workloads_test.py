@@ -142,6 +142,16 @@ def test_oltp():
     check_oltp({"PMEM_IS_PMEM_FORCE": "1"}, "pmem")
 
 
+def test_libpmem_not_linked():
+    # libpmem (and libndctl, libdaxctl, libkmod, libcrypto... behind it) is
+    # loaded with dlopen() by the runs that persist with it (the pmem path
+    # above works), not mapped by every worker of every run.
+    p = subprocess.run(["ldd", BIN], capture_output=True, text=True)
+    libs = [l.split()[0] for l in p.stdout.splitlines() if l.strip()]
+    tap(p.returncode == 0 and "libc.so.6" in libs and not any(l.startswith("libpmem") for l in libs),
+        "the binary does not link libpmem (needs: %s)" % " ".join(libs))
+
+
 def test_persist_is_stated():
     # The backend states how a write is made durable, and why; the workers
     # act on it (no guess from the mapping). tmpfs is volatile; a file on a
@@ -322,6 +332,7 @@ def main():
     test_every_backend()
     test_sga_read_distribution()
     test_oltp()
+    test_libpmem_not_linked()
     test_persist_is_stated()
     test_write_touch_keeps_data_intact()
     test_redo()
