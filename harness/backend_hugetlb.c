@@ -136,28 +136,16 @@ static void hugetlb_teardown(struct region *r)
 	r->hugepages_reserved = 0;
 }
 
-const struct backend_ops backend_hugetlb_2m = {
-	.name = "hugetlb-2m",
-	.planner_mode = "hugetlb-2m",
-	.data = BACKEND_DATA_HUGETLB,
-	.description = "hugetlbfs memfd with 2 MiB pages (pool raised for the run, given back after)",
-	.page_bytes = 2ul << 20,
-	.probe = hugetlb_probe,
-	.setup = hugetlb_setup,
-	.attach = backend_fd_attach,
-	.detach = backend_fd_detach,
-	.teardown = hugetlb_teardown,
-};
+/* The two pool sizes differ only in their name (which is also the planner's
+ * model) and page size. */
+#define HUGETLB_BACKEND(backend_name, page_text, bytes)                                                  \
+	{                                                                                                \
+		.name = backend_name, .planner_mode = backend_name, .data = BACKEND_DATA_HUGETLB,        \
+		.description = "hugetlbfs memfd with " page_text " pages (pool raised for the run, given " \
+			       "back after)",                                                            \
+		.page_bytes = bytes, .probe = hugetlb_probe, .setup = hugetlb_setup,                     \
+		.attach = backend_fd_attach, .detach = backend_fd_detach, .teardown = hugetlb_teardown,  \
+	}
 
-const struct backend_ops backend_hugetlb_1g = {
-	.name = "hugetlb-1g",
-	.planner_mode = "hugetlb-1g",
-	.data = BACKEND_DATA_HUGETLB,
-	.description = "hugetlbfs memfd with 1 GiB pages (pool raised for the run, given back after)",
-	.page_bytes = 1ul << 30,
-	.probe = hugetlb_probe,
-	.setup = hugetlb_setup,
-	.attach = backend_fd_attach,
-	.detach = backend_fd_detach,
-	.teardown = hugetlb_teardown,
-};
+const struct backend_ops backend_hugetlb_2m = HUGETLB_BACKEND("hugetlb-2m", "2 MiB", 2ul << 20);
+const struct backend_ops backend_hugetlb_1g = HUGETLB_BACKEND("hugetlb-1g", "1 GiB", 1ul << 30);

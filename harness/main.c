@@ -176,19 +176,21 @@ int main(int argc, char **argv)
 		cli_usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
+	static const struct {
+		const char *name;
+		int (*main)(int argc, char **argv);
+	} commands[] = {
+		{ "run", run_main },
+		{ "cleanup", hugepool_cleanup_main },
+		{ "backends", list_backends },
+		{ "workloads", list_workloads },
+		{ "plan", plan_main },
+		{ "selftest-bench", selftest_bench_main },
+	};
 	const char *cmd = argv[1];
-	if (strcmp(cmd, "run") == 0)
-		return run_main(argc - 1, argv + 1);
-	if (strcmp(cmd, "cleanup") == 0)
-		return hugepool_cleanup_main(argc - 1, argv + 1);
-	if (strcmp(cmd, "backends") == 0)
-		return list_backends(argc - 1, argv + 1);
-	if (strcmp(cmd, "workloads") == 0)
-		return list_workloads(argc - 1, argv + 1);
-	if (strcmp(cmd, "plan") == 0)
-		return plan_main(argc - 1, argv + 1);
-	if (strcmp(cmd, "selftest-bench") == 0)
-		return selftest_bench_main(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(cmd, commands[i].name) == 0)
+			return commands[i].main(argc - 1, argv + 1);
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
 		printf("mshare-bench %s\n", environment_version());
 		return 0;

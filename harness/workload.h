@@ -170,6 +170,26 @@ static inline void workload_touch_page(struct workload_ctx *ctx, volatile char *
 	histogram_record(&ctx->slot->fault_ns, t1 - t0);
 	ctx->slot->pages_touched++;
 }
+/* For report(): num / den, 0 when den is 0 (means, shares). */
+static inline double workload_per(uint64_t num, uint64_t den)
+{
+	return den ? (double)num / (double)den : 0.0;
+}
+/* For report(): n per second of wall_s, 0 when no time passed. */
+static inline double workload_rate(uint64_t n, double wall_s)
+{
+	return wall_s > 0 ? (double)n / wall_s : 0.0;
+}
+/* Greatest common divisor (an odd or coprime step visits every slot). */
+static inline uint64_t workload_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
 /* Parent: parse text[] (the params as given, defaults filled in) into
  * values[] by their types, then call wl->prepare() into config. 0, or -1
  * with a message naming the option and value (harness/workload_util.c). */

@@ -31,16 +31,6 @@ int block_choice_prepare(const union workload_value *values, const char *const *
 	return 0;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 void block_chooser_init(struct block_chooser *c, const struct block_choice_config *cfg,
 			uint64_t seed)
 {
@@ -55,7 +45,7 @@ void block_chooser_init(struct block_chooser *c, const struct block_choice_confi
 	uint64_t m = (uint64_t)((double)n * 0.6180339887498949);
 	if (m == 0)
 		m = 1;
-	while (gcd64(m, n) != 1)
+	while (workload_gcd(m, n) != 1)
 		m++;
 	c->multiplier = m % n ? m % n : 1;
 	c->hot1_ranks = (n + 99) / 100;

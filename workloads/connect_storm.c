@@ -38,16 +38,6 @@ static int connect_storm_prepare(const union workload_value *values, const char 
 			   err, err_len);
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 static int connect_storm_run(struct workload_ctx *ctx, char *err, size_t err_len)
 {
 	struct workload_slot *slot = ctx->slot;
@@ -71,7 +61,7 @@ static int connect_storm_run(struct workload_ctx *ctx, char *err, size_t err_len
 		 * coprime with npages. */
 		uint64_t first = rng_below(&rng, npages);
 		uint64_t step = npages > 1 ? 1 + rng_below(&rng, npages - 1) : 1;
-		while (gcd64(step, npages) != 1)
+		while (workload_gcd(step, npages) != 1)
 			step++;
 
 		uint64_t t0 = clock_now_ns();
@@ -106,11 +96,6 @@ static int connect_storm_run(struct workload_ctx *ctx, char *err, size_t err_len
 	return 0;
 }
 
-static double per(uint64_t num, uint64_t den)
-{
-	return den ? (double)num / (double)den : 0.0;
-}
-
 static void connect_storm_report(struct json_writer *json, const struct workload_slot *merged,
 				 const void *config, unsigned workers, double wall_s)
 {
@@ -119,14 +104,14 @@ static void connect_storm_report(struct json_writer *json, const struct workload
 
 	(void)config;
 	(void)workers;
-	json_key_double(json, "working_set_pages_per_connection", per(c[C_WORKING_SET_PAGES], n));
-	json_key_double(json, "connections_per_s", wall_s > 0 ? (double)n / wall_s : 0.0);
+	json_key_double(json, "working_set_pages_per_connection", workload_per(c[C_WORKING_SET_PAGES], n));
+	json_key_double(json, "connections_per_s", workload_rate(n, wall_s));
 	json_key_bool(json, "attach_detach_balanced", c[C_ATTACHES] == c[C_DETACHES]);
-	json_key_double(json, "attach_mean_ns", per(c[C_ATTACH_NS], n));
-	json_key_double(json, "first_touch_mean_ns", per(c[C_TOUCH_NS], n));
+	json_key_double(json, "attach_mean_ns", workload_per(c[C_ATTACH_NS], n));
+	json_key_double(json, "first_touch_mean_ns", workload_per(c[C_TOUCH_NS], n));
 	json_key_double(json, "first_touch_per_page_mean_ns",
-			per(c[C_TOUCH_NS], c[C_WORKING_SET_PAGES]));
-	json_key_double(json, "detach_mean_ns", per(c[C_DETACH_NS], n));
+			workload_per(c[C_TOUCH_NS], c[C_WORKING_SET_PAGES]));
+	json_key_double(json, "detach_mean_ns", workload_per(c[C_DETACH_NS], n));
 }
 
 const struct workload_ops workload_connect_storm = {

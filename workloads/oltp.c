@@ -237,11 +237,6 @@ static int oltp_run(struct workload_ctx *ctx, char *err, size_t err_len)
 	return rc;
 }
 
-static double per(uint64_t num, uint64_t den)
-{
-	return den ? (double)num / (double)den : 0.0;
-}
-
 static void oltp_report(struct json_writer *json, const struct workload_slot *merged,
 			const void *config, unsigned workers, double wall_s)
 {
@@ -250,14 +245,11 @@ static void oltp_report(struct json_writer *json, const struct workload_slot *me
 
 	(void)workers;
 	block_choice_report(json, &cfg->blocks, merged->ops, c[C_HOT1_OPS], c[C_HOT10_OPS]);
-	const char *path = c[C_PERSIST_PMEM_WORKERS] && c[C_PERSIST_MSYNC_WORKERS] ? "mixed"
-			   : c[C_PERSIST_PMEM_WORKERS]                      ? "pmem"
-									    : "msync";
-	json_key_string(json, "persist_path", path);
-	json_key_double(json, "persist_mean_ns", per(c[C_PERSIST_NS], c[C_PERSISTS]));
-	json_key_double(json, "write_mean_ns", per(c[C_WRITE_NS], c[C_WRITES]));
-	json_key_double(json, "writes_per_s", wall_s > 0 ? (double)c[C_WRITES] / wall_s : 0.0);
-	json_key_double(json, "write_share", per(c[C_WRITES], merged->ops));
+	json_key_string(json, "persist_path", persist_merged_path(c[C_PERSIST_PMEM_WORKERS], c[C_PERSIST_MSYNC_WORKERS]));
+	json_key_double(json, "persist_mean_ns", workload_per(c[C_PERSIST_NS], c[C_PERSISTS]));
+	json_key_double(json, "write_mean_ns", workload_per(c[C_WRITE_NS], c[C_WRITES]));
+	json_key_double(json, "writes_per_s", workload_rate(c[C_WRITES], wall_s));
+	json_key_double(json, "write_share", workload_per(c[C_WRITES], merged->ops));
 }
 
 const struct workload_ops workload_oltp = {

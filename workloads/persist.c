@@ -61,7 +61,7 @@ int persist_memcpy(const struct persist *p, void *dst, const void *src, size_t l
 	return msync_range(p, dst, len);
 }
 
-const char *persist_path_name(const struct persist *p)
+const char *persist_merged_path(uint64_t pmem_workers, uint64_t msync_workers)
 {
-	return p->pmem ? "pmem" : "msync";
+	return pmem_workers && msync_workers ? "mixed" : pmem_workers ? "pmem" : "msync";
 }

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "workload.h"
 
@@ -37,7 +38,8 @@ int persist_init(struct persist *p, const struct workload_ctx *ctx, char *err, s
 int persist_range(const struct persist *p, const void *addr, size_t len);
 /* Copy len bytes to dst and make them durable. 0 or -1 as above. */
 int persist_memcpy(const struct persist *p, void *dst, const void *src, size_t len);
-/* "pmem" or "msync". */
-const char *persist_path_name(const struct persist *p);
+/* The run's path from the merged per-worker counts of each: "pmem",
+ * "msync", or "mixed" when workers differ (results.workload.persist_path). */
+const char *persist_merged_path(uint64_t pmem_workers, uint64_t msync_workers);
 
 #endif

@@ -321,11 +321,6 @@ static int redo_run(struct workload_ctx *ctx, char *err, size_t err_len)
 	return ctx->worker < w.nwriters ? redo_write(&w) : redo_read(&w);
 }
 
-static double per(uint64_t num, uint64_t den)
-{
-	return den ? (double)num / (double)den : 0.0;
-}
-
 static void redo_report(struct json_writer *json, const struct workload_slot *merged,
 			const void *config, unsigned workers, double wall_s)
 {
@@ -333,17 +328,14 @@ static void redo_report(struct json_writer *json, const struct workload_slot *me
 	const uint64_t *c = merged->counters;
 
 	json_key_u64(json, "writers", cfg->writers < workers ? cfg->writers : workers);
-	const char *path = c[C_PERSIST_PMEM_WORKERS] && c[C_PERSIST_MSYNC_WORKERS] ? "mixed"
-			   : c[C_PERSIST_PMEM_WORKERS]                      ? "pmem"
-									    : "msync";
-	json_key_string(json, "persist_path", path);
-	json_key_double(json, "persist_mean_ns", per(c[C_PERSIST_NS], c[C_RECORDS_WRITTEN]));
-	json_key_double(json, "persist_share_over_10us", per(c[C_PERSIST_OVER_10US], c[C_RECORDS_WRITTEN]));
-	json_key_double(json, "persist_share_over_100us", per(c[C_PERSIST_OVER_100US], c[C_RECORDS_WRITTEN]));
-	json_key_double(json, "persist_share_over_1ms", per(c[C_PERSIST_OVER_1MS], c[C_RECORDS_WRITTEN]));
-	json_key_double(json, "write_bytes_per_s", wall_s > 0 ? (double)c[C_BYTES_WRITTEN] / wall_s : 0.0);
-	json_key_double(json, "read_bytes_per_s", wall_s > 0 ? (double)c[C_BYTES_READ] / wall_s : 0.0);
-	json_key_double(json, "commits_per_s", wall_s > 0 ? (double)c[C_RECORDS_WRITTEN] / wall_s : 0.0);
+	json_key_string(json, "persist_path", persist_merged_path(c[C_PERSIST_PMEM_WORKERS], c[C_PERSIST_MSYNC_WORKERS]));
+	json_key_double(json, "persist_mean_ns", workload_per(c[C_PERSIST_NS], c[C_RECORDS_WRITTEN]));
+	json_key_double(json, "persist_share_over_10us", workload_per(c[C_PERSIST_OVER_10US], c[C_RECORDS_WRITTEN]));
+	json_key_double(json, "persist_share_over_100us", workload_per(c[C_PERSIST_OVER_100US], c[C_RECORDS_WRITTEN]));
+	json_key_double(json, "persist_share_over_1ms", workload_per(c[C_PERSIST_OVER_1MS], c[C_RECORDS_WRITTEN]));
+	json_key_double(json, "write_bytes_per_s", workload_rate(c[C_BYTES_WRITTEN], wall_s));
+	json_key_double(json, "read_bytes_per_s", workload_rate(c[C_BYTES_READ], wall_s));
+	json_key_double(json, "commits_per_s", workload_rate(c[C_RECORDS_WRITTEN], wall_s));
 }
 
 const struct workload_ops workload_redo = {

@@ -120,8 +120,8 @@ static void scan_report(struct json_writer *json, const struct workload_slot *me
 	json_key_u64(json, "stride_bytes", c->stride);
 	json_key_u64(json, "granule_bytes", c->granule);
 	json_key_u64(json, "dop", c->dop == 0 || c->dop > workers ? workers : c->dop);
-	json_key_double(json, "scan_bytes_per_s", wall_s > 0 ? (double)merged->bytes / wall_s : 0.0);
-	json_key_double(json, "blocks_per_s", wall_s > 0 ? (double)merged->ops / wall_s : 0.0);
+	json_key_double(json, "scan_bytes_per_s", workload_rate(merged->bytes, wall_s));
+	json_key_double(json, "blocks_per_s", workload_rate(merged->ops, wall_s));
 }
 
 const struct workload_ops workload_scan = {

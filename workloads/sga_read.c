@@ -72,7 +72,7 @@ static void sga_read_report(struct json_writer *json, const struct workload_slot
 {
 	(void)workers;
 	block_choice_report(json, config, merged->ops, merged->counters[C_HOT1_OPS], merged->counters[C_HOT10_OPS]);
-	json_key_double(json, "read_bytes_per_s", wall_s > 0 ? (double)merged->bytes / wall_s : 0.0);
+	json_key_double(json, "read_bytes_per_s", workload_rate(merged->bytes, wall_s));
 }
 
 const struct workload_ops workload_sga_read = {
