@@ -11,15 +11,15 @@ import os
 import tap
 import units
 
+
+def corpus(name):
+    """The (LEFT, RIGHT) columns of each case line of tests/corpus/NAME."""
+    with open(os.path.join(tap.ROOT, "tests", "corpus", name)) as f:
+        return [tuple(line.rstrip("\n").rsplit("\t", 1)) for line in f if not line.startswith("#") and "\t" in line]
+
+
 t = tap.Tap()
-cases = []
-with open(os.path.join(tap.ROOT, "tests", "corpus", "sizes.txt")) as f:
-    for line in f:
-        line = line.rstrip("\n")
-        if line.startswith("#") or "\t" not in line:
-            continue
-        text, want = line.rsplit("\t", 1)
-        cases.append(("" if text == '""' else text, None if want == "bad" else int(want)))
+cases = [("" if text == '""' else text, None if want == "bad" else int(want)) for text, want in corpus("sizes.txt")]
 t.ok(len(cases) > 40, "the corpus has %d cases" % len(cases))
 
 wrong = ["%r: corpus %s, units %s" % (x, w, units.parse_size(x)) for x, w in cases
@@ -27,14 +27,7 @@ wrong = ["%r: corpus %s, units %s" % (x, w, units.parse_size(x)) for x, w in cas
 t.ok(not wrong, "units.parse_size agrees with the corpus on %d of %d cases" % (len(cases) - len(wrong), len(cases)),
      "\n".join(wrong))
 
-rendered = []
-with open(os.path.join(tap.ROOT, "tests", "corpus", "bytes.txt")) as f:
-    for line in f:
-        line = line.rstrip("\n")
-        if line.startswith("#") or "\t" not in line:
-            continue
-        n, text = line.split("\t", 1)
-        rendered.append((int(n), text))
+rendered = [(int(n), text) for n, text in corpus("bytes.txt")]
 wrong = ["%d: corpus %r, units %r" % (n, text, units.format_bytes(n)) for n, text in rendered
          if units.format_bytes(n) != text]
 t.ok(len(rendered) > 30 and not wrong, "units.format_bytes agrees with tests/corpus/bytes.txt on %d of %d cases"

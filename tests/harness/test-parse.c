@@ -23,14 +23,20 @@ static void size_bad(const char *s, const char *why)
 	TAP_OK(rc != 0 && strstr(err, s) != NULL, "size '%s' rejected (%s): \"%s\"", s, why, err);
 }
 
-/* tests/corpus/sizes.txt: TEXT<TAB>BYTES|bad, the suite's size grammar. */
-static void size_corpus(void)
+/* One case of a corpus: true when the code agrees with the line's two
+ * columns; otherwise what it gave, in got[]. */
+typedef bool corpus_case(const char *left, const char *right, char *got, size_t got_len);
+
+/* Every "LEFT<TAB>RIGHT" line of tests/corpus/NAME (# comments skipped)
+ * through check(); one TAP line for the file, a comment per disagreement. */
+static void corpus(const char *name, int at_least, const char *what, corpus_case *check)
 {
-	FILE *f = fopen("tests/corpus/sizes.txt", "r");
-	char line[256];
+	char path[128], line[256], got[300];
 	int cases = 0, agree = 0;
 
-	TAP_OK(f != NULL, "tests/corpus/sizes.txt opens (run from the top directory)");
+	snprintf(path, sizeof(path), "tests/corpus/%s", name);
+	FILE *f = fopen(path, "r");
+	TAP_OK(f != NULL, "%s opens (run from the top directory)", path);
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
@@ -39,49 +45,32 @@ static void size_corpus(void)
 		if (line[0] == '#' || !tab)
 			continue;
 		*tab = '\0';
-		const char *text = strcmp(line, "\"\"") == 0 ? "" : line, *want = tab + 1;
-		char err[256] = "";
-		uint64_t v = 0;
-		int rc = parse_size_or_zero(text, &v, err, sizeof(err));
-		bool good = strcmp(want, "bad") == 0 ? rc != 0 && strstr(err, text) != NULL
-						      : rc == 0 && v == strtoull(want, NULL, 10);
+		bool good = check(line, tab + 1, got, sizeof(got));
 		cases++;
 		agree += good;
 		if (!good)
-			printf("# corpus: '%s' should be %s, parse_size_or_zero gives rc %d value %llu '%s'\n", text, want,
-			       rc, (unsigned long long)v, err);
+			printf("# %s: '%s' should be '%s', %s gives %s\n", name, line, tab + 1, what, got);
 	}
 	fclose(f);
-	TAP_OK(cases > 40 && agree == cases, "parse_size_or_zero agrees with tests/corpus/sizes.txt on %d of %d cases",
-	       agree, cases);
+	TAP_OK(cases > at_least && agree == cases, "%s agrees with %s on %d of %d cases", what, path, agree, cases);
 }
 
-/* tests/corpus/bytes.txt: BYTES<TAB>TEXT, the suite's rendering of a byte count. */
-static void bytes_corpus(void)
+/* sizes.txt: TEXT<TAB>BYTES|bad, the suite's size grammar ("" is the empty text). */
+static bool size_case(const char *left, const char *want, char *got, size_t got_len)
 {
-	FILE *f = fopen("tests/corpus/bytes.txt", "r");
-	char line[256], buf[32];
-	int cases = 0, agree = 0;
+	const char *text = strcmp(left, "\"\"") == 0 ? "" : left;
+	char err[256] = "";
+	uint64_t v = 0;
+	int rc = parse_size_or_zero(text, &v, err, sizeof(err));
+	snprintf(got, got_len, "rc %d value %llu '%s'", rc, (unsigned long long)v, err);
+	return strcmp(want, "bad") == 0 ? rc != 0 && strstr(err, text) != NULL : rc == 0 && v == strtoull(want, NULL, 10);
+}
 
-	TAP_OK(f != NULL, "tests/corpus/bytes.txt opens (run from the top directory)");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		char *tab = strchr(line, '\t');
-		if (line[0] == '#' || !tab)
-			continue;
-		*tab = '\0';
-		uint64_t n = strtoull(line, NULL, 10);
-		bool good = strcmp(format_bytes(n, buf, sizeof(buf)), tab + 1) == 0;
-		cases++;
-		agree += good;
-		if (!good)
-			printf("# corpus: %s should be '%s', format_bytes gives '%s'\n", line, tab + 1, buf);
-	}
-	fclose(f);
-	TAP_OK(cases > 30 && agree == cases, "format_bytes agrees with tests/corpus/bytes.txt on %d of %d cases",
-	       agree, cases);
+/* bytes.txt: BYTES<TAB>TEXT, the suite's rendering of a byte count. */
+static bool bytes_case(const char *left, const char *want, char *got, size_t got_len)
+{
+	format_bytes(strtoull(left, NULL, 10), got, got_len);
+	return strcmp(got, want) == 0;
 }
 
 static void dir_ok(const char *path, const char *want)
@@ -98,7 +87,7 @@ int main(void)
 	dir_ok("b.json", ".");
 	dir_ok("/x/y/z.csv", "/x/y");
 
-	size_corpus();
+	corpus("sizes.txt", 40, "parse_size_or_zero", size_case);
 	size_ok("4096", 4096);
 	size_ok("4K", 4096);
 	size_ok("4k", 4096);
@@ -142,7 +131,7 @@ int main(void)
 	TAP_OK(parse_addr("2T", &v, err, sizeof(err)) == 0 && v == 0x20000000000ull, "address 2T");
 	TAP_OK(parse_addr("0xzz", &v, err, sizeof(err)) != 0 && strstr(err, "0xzz"), "address '0xzz' rejected: %s", err);
 
-	bytes_corpus();
+	corpus("bytes.txt", 30, "format_bytes", bytes_case);
 	char buf[8];
 	TAP_OK(strcmp(format_bytes(1536ull << 20, buf, sizeof(buf)), "1.5 GiB") == 0, "format 1.5 GiB in 8 bytes");
 	TAP_OK(strcmp(format_bytes(UINT64_MAX, buf, 4), "16 ") == 0, "a short buffer is cut, not overrun");
