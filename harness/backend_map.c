@@ -10,20 +10,8 @@
 #include <unistd.h>
 
 #include "backend_map.h"
+#include "linux_compat.h"
 #include "parse.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
-#ifndef STATX_ATTR_DAX
-#define STATX_ATTR_DAX 0x00200000
-#endif
-#ifndef MAP_SHARED_VALIDATE
-#define MAP_SHARED_VALIDATE 0x03
-#endif
-#ifndef MAP_SYNC
-#define MAP_SYNC 0x80000
-#endif
 
 int backend_map_fixed(struct region *r, int fd, char *err, size_t err_len)
 {

@@ -30,11 +30,8 @@
 #include "../kernel/include/msharefs-uapi.h"
 #include "backend_map.h"
 #include "clock.h"
+#include "linux_compat.h"
 #include "procfs.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
 
 /* 0 with the alignment in *align when the running kernel has the 2025
  * series and msharefs is mounted; else -1 and why. */

@@ -70,14 +70,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../harness/linux_compat.h"
 #include "../../kernel/include/mshare-uapi.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
-#ifndef STATX_ATTR_DAX
-#define STATX_ATTR_DAX 0x00200000
-#endif
 
 #define DEFAULT_ADDR 0x20000000000UL /* 2 TiB: a whole PGD slot of its own */
 #define DEFAULT_DIR "/mnt/pmem"

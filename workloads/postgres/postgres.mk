@@ -8,7 +8,7 @@ PG_MSHARE_CHECK := $(GUEST_DIR)/bin/pg-mshare-check
 PG_INITRAMFS := $(BUILD)/vm/initramfs-pg.cpio
 PG_GUEST_SCRIPTS := $(wildcard workloads/postgres/guest/*.sh)
 
-$(PG_MSHARE_SO): workloads/postgres/pg_mshare.c kernel/include/mshare-uapi.h
+$(PG_MSHARE_SO): workloads/postgres/pg_mshare.c kernel/include/mshare-uapi.h harness/linux_compat.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g $(CSTD) $(WARN) -fPIC -shared -o $@ $<
 
