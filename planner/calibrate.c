@@ -57,6 +57,7 @@ struct point {
 	/* Whether this kernel's PageTables counts PUD pages (see model_view). */
 	bool meminfo_counts_pud;
 	char kernel[64];
+	const char *platform, *kernel_version; /* environment.*, NULL if absent */
 	char mode_label[96];
 	enum pt_mode mode;
 	double touch_fraction;
@@ -283,6 +284,8 @@ static int model_point(const json_t *r, struct point *p)
 	jr_get_bool(r, "results.page_size_mixed", &p->mixed);
 	p->meminfo_counts_pud = kernel_counts_pud_in_meminfo(jr_get_string(r, "environment.kernel"), p);
 	jr_get_u64(r, "environment.mem_total_bytes", &p->mem_total);
+	p->platform = jr_get_string(r, "environment.platform");
+	p->kernel_version = jr_get_string(r, "environment.kernel_version");
 	if (!touches_everything(p->workload)) {
 		snprintf(p->skip_reason, sizeof(p->skip_reason),
 			 "workload '%s': the part of the region it touches is not modelled "
@@ -668,31 +671,171 @@ static int print_json(FILE *out, const char *path, struct point *pts, size_t n)
 	return rc;
 }
 
-/* Measured points for plots/planner.gp: one line per modelled record, the
- * region sizes (most common first) and this host's RAM in comments. */
-static void print_series(FILE *out, struct point *pts, size_t n)
+/* s on one line of a series table: whitespace and control characters
+ * become '_' in a word (word = true), control characters a space else. */
+static void series_text(FILE *out, const char *s, bool word)
 {
-	uint64_t best_size = 0, mem = 0;
-	size_t best_count = 0;
+	for (const unsigned char *c = (const unsigned char *)(s ? s : "unknown"); *c; c++)
+		fputc(*c < 0x20 || *c == 0x7f || (word && *c == ' ') ? (word ? '_' : ' ') : *c, out);
+}
 
-	for (size_t i = 0; i < n; i++) {
-		size_t count = 0;
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
 
-		if (pts[i].skipped)
-			continue;
-		if (pts[i].mem_total)
-			mem = pts[i].mem_total;
-		for (size_t j = 0; j < n; j++)
-			count += !pts[j].skipped && pts[j].size == pts[i].size;
-		if (count > best_count) {
-			best_count = count;
-			best_size = pts[i].size;
+/* Whether two points are drawn in one panel: same platform, kernel and
+ * region size. */
+static bool same_panel(const struct point *a, const struct point *b)
+{
+	return a->size == b->size && same_str(a->platform, b->platform) && strcmp(a->kernel, b->kernel) == 0 &&
+	       same_str(a->kernel_version, b->kernel_version);
+}
+
+static int panel_order(const struct point *a, const struct point *b)
+{
+	int c = strcmp(a->platform ? a->platform : "", b->platform ? b->platform : "");
+
+	if (!c)
+		c = strcmp(a->kernel, b->kernel);
+	if (!c)
+		c = strcmp(a->kernel_version ? a->kernel_version : "", b->kernel_version ? b->kernel_version : "");
+	return c ? c : (a->size > b->size) - (a->size < b->size);
+}
+
+/* Panel numbers 1..panels in panel_order (a few panels: a simple sort). */
+static void renumber_panels(const struct point *pts, size_t n, size_t *panel, size_t panels)
+{
+	for (size_t k = 1; k <= panels; k++) {
+		/* The first point of each panel not yet numbered below k: the
+		 * smallest in panel_order becomes k. */
+		size_t best = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (panel[i] >= k && (best == n || panel_order(&pts[i], &pts[best]) < 0))
+				best = i;
+		size_t from = panel[best];
+
+		for (size_t i = 0; i < n; i++)
+			if (panel[i] == from)
+				panel[i] = k;
+			else if (panel[i] >= k && panel[i] < from)
+				panel[i]++;
+	}
+}
+
+/* Whether a and b have the same model at every process count. */
+static bool same_model(const struct point *a, const struct point *b)
+{
+	struct point x = *a, y = *b;
+
+	/* Both views are linear in the process count: two counts tell. */
+	for (uint64_t w = 1; w <= 2; w++) {
+		x.workers = y.workers = w;
+		if (model_view(&x, VIEW_MEMINFO, 0) != model_view(&y, VIEW_MEMINFO, 0) ||
+		    model_view(&x, VIEW_REGION_PER_WORKER, 0) != model_view(&y, VIEW_REGION_PER_WORKER, 0))
+			return false;
+	}
+	return true;
+}
+
+/* Block 1 of the series: the model each panel's records are compared
+ * with, as lines over 1 to 4x the panel's most workers (at least 16): a
+ * line per mode (and per distinct model, should records of one mode differ,
+ * e.g. in their address), from the record's own cost and its kernel's
+ * PageTables rule. A blank line ends each line. */
+static void print_model_lines(FILE *out, const struct point *pts, size_t n, const size_t *panel, size_t panels)
+{
+	fprintf(out, "\n\n# block 1, the model of the records of each panel (PageTables view: each page once, "
+		"by the records' kernel's rule; VmPTE view: shared pages in every process):\n");
+	fprintf(out, "# panel mode processes model_meminfo model_vmpte_region_sum\n");
+	for (size_t k = 1; k <= panels; k++) {
+		uint64_t maxw = 0, n_max;
+
+		for (size_t i = 0; i < n; i++)
+			if (panel[i] == k && pts[i].workers > maxw)
+				maxw = pts[i].workers;
+		n_max = maxw * 4 > 16 ? maxw * 4 : 16;
+		/* In mode order: dax-2m's dashed line comes after, so over,
+		 * hugetlb-2m's, which it often equals. */
+		for (size_t t = 0; t < n * PT_MODE_COUNT; t++) {
+			size_t i = t % n;
+			struct point x;
+			uint64_t last = 0;
+			bool drawn = false;
+
+			if (panel[i] != k || pts[i].mode != (enum pt_mode)(t / n))
+				continue;
+			for (size_t j = 0; j < i && !drawn; j++)
+				drawn = panel[j] == k && pts[j].mode == pts[i].mode && same_model(&pts[i], &pts[j]);
+			if (drawn)
+				continue;
+			x = pts[i];
+			/* 64 log-spaced counts, each once (as plan --series). */
+			for (int s = 0; s <= 64; s++) {
+				uint64_t c = (uint64_t)llround(pow((double)n_max, s / 64.0));
+
+				if (c <= last)
+					continue;
+				last = x.workers = c;
+				fprintf(out, "%zu %s %" PRIu64 " %.0f %.0f\n", k, pt_mode_name(x.mode), c,
+					model_view(&x, VIEW_MEMINFO, 0),
+					(double)c * model_view(&x, VIEW_REGION_PER_WORKER, 0));
+			}
+			fputc('\n', out);
 		}
 	}
+}
+
+/* Measured points for plots/planner.gp, one line per modelled record with
+ * its panel number; a panel per platform, kernel and region size, each
+ * described in a comment line (its RAM: the largest MemTotal of its
+ * records). */
+static int print_series(FILE *out, struct point *pts, size_t n)
+{
+	size_t *panel = calloc(n ? n : 1, sizeof(*panel)), panels = 0;
+
+	if (!panel)
+		return -1;
+	/* A panel per group, numbered in the order of (platform, kernel,
+	 * region size): first[k] is the first point of panel k + 1. */
+	for (size_t i = 0; i < n; i++) {
+		if (pts[i].skipped)
+			continue;
+		for (size_t j = 0; j < i && !panel[i]; j++)
+			if (!pts[j].skipped && same_panel(&pts[i], &pts[j]))
+				panel[i] = panel[j];
+		if (!panel[i])
+			panel[i] = ++panels;
+	}
+	renumber_panels(pts, n, panel, panels);
 	fprintf(out, "# mshare-bench plan --calibrate series: MEASURED points with the MODEL for each\n");
-	fprintf(out, "# common_size_bytes %" PRIu64 "\n# mem_total_bytes %" PRIu64 "\n", best_size, mem);
+	fprintf(out, "# panels %zu\n", panels);
+	fprintf(out, "# panel N platform size_bytes mem_total_bytes records kernel (the rest of the line)\n");
+	for (size_t k = 1; k <= panels; k++) {
+		const struct point *first = NULL;
+		uint64_t mem = 0;
+		size_t count = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (panel[i] != k)
+				continue;
+			first = first ? first : &pts[i];
+			mem = pts[i].mem_total > mem ? pts[i].mem_total : mem;
+			count++;
+		}
+		fprintf(out, "# panel %zu ", k);
+		series_text(out, first->platform, true);
+		fprintf(out, " %" PRIu64 " %" PRIu64 " %zu %s", first->size, mem, count, first->kernel);
+		if (first->kernel_version) {
+			fputc(' ', out);
+			series_text(out, first->kernel_version, false);
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "# block 0, a line per modelled record:\n");
 	fprintf(out, "# mode workers size_bytes measured_meminfo model_meminfo measured_vmpte_sum model_vmpte_sum"
-		" measured_region_per_worker model_region_per_worker\n");
+		" measured_region_per_worker model_region_per_worker panel\n");
 	for (size_t i = 0; i < n; i++) {
 		struct point *p = &pts[i];
 
@@ -705,8 +848,11 @@ static void print_series(FILE *out, struct point *pts, size_t n)
 			else
 				fprintf(out, " NaN NaN");
 		}
-		fputc('\n', out);
+		fprintf(out, " %zu\n", panel[i]);
 	}
+	print_model_lines(out, pts, n, panel, panels);
+	free(panel);
+	return 0;
 }
 
 int calibrate_main(const char *path, enum calibrate_format format, FILE *out)
@@ -762,9 +908,12 @@ int calibrate_main(const char *path, enum calibrate_format format, FILE *out)
 			fprintf(stderr, "mshare-bench plan: out of memory writing the JSON\n");
 			rc = 1;
 		}
-	} else if (format == CALIBRATE_SERIES)
-		print_series(out, pts, list.count);
-	else
+	} else if (format == CALIBRATE_SERIES) {
+		if (print_series(out, pts, list.count) < 0) {
+			fprintf(stderr, "mshare-bench plan: out of memory\n");
+			rc = 1;
+		}
+	} else
 		print_text(out, path, pts, list.count);
 	for (size_t i = 0; i < list.count; i++) {
 		json_decref(roots[i]);

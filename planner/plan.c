@@ -56,7 +56,10 @@ static const struct opt plan_options[P_COUNT + 1] = {
 				    "interleaved unless --sga-node", false },
 	[P_SGA_NODE] = { "sga-node", "K", "with --nodes: the region's data all on node K", false },
 	[P_JSON] = { "json", NULL, "JSON instead of text", false },
-	[P_SERIES] = { "series", NULL, "gnuplot table: page-table bytes vs process count per mode", false },
+	[P_SERIES] = { "series", NULL, "gnuplot table: page-table bytes vs process count per mode;\n"
+					"with --calibrate: each record's measured and modelled bytes\n"
+					"and the model lines, in panels per platform, kernel and\n"
+					"region size (plots/planner.gp draws them)", false },
 	[P_TOUCH_MAP] = { "touch-map", "FILE", "each process touches exactly these ranges of the region:\n"
 					      "lines \"OFFSET SIZE\" from its start (0x200000 2M; '#'\n"
 					      "comments); --save-touch-map writes one from --pid", false },
@@ -83,7 +86,7 @@ static void usage(FILE *out)
 	fprintf(out,
 "usage: mshare-bench plan --sga SIZE --processes N [options]\n"
 "       mshare-bench plan --pid PID [--processes N] [options]\n"
-"       mshare-bench plan --calibrate RUN_DIR|RECORD.json [--json]\n"
+"       mshare-bench plan --calibrate RUN_DIR|RECORD.json [--json | --series]\n"
 "\n"
 "Capacity planner: how much memory the page tables of one shared region\n"
 "(an SGA) take when N processes map it, per page mode, and whether the\n"

@@ -4,67 +4,106 @@
 # Variables: out (path without extension), fmt (png or svg), common
 # (plots/common.gp), root (the repository), rundir (a run directory, or ''
 # for the model panel alone).
-#   left:  the mshare cover letter's case, 300 GiB SGA, 512 GiB RAM, model only
-#   right: the run's records on this host: model lines for the most common
-#          region size, this host's RAM, and for every modelled record the
-#          measured PageTables delta (filled), the measured VmPTE region sum
-#          (open) and the model of that record (x): region page tables only.
+#   first panel: the mshare cover letter's case, 300 GiB SGA, 512 GiB RAM,
+#                model only (`plan --series`)
+#   then a panel per platform, kernel and region size of the run's records
+#   (`plan --calibrate RUN --series` numbers them): for each of its modelled
+#   records the measured PageTables delta (filled), the measured VmPTE
+#   region sum (open) and the record's model (x); the model of these records
+#   over the process count as lines (the records' own cost and their
+#   kernel's rules); the RAM the records saw.
 if (!exists("rundir")) rundir = ""
 if (!exists("root")) root = "."
-if (!exists("width")) width = 1500
-if (!exists("height")) height = 720
-load common
 plan = root."/build/mshare-bench plan"
 modes = "4k hugetlb-2m hugetlb-1g dax-2m mshare"
 mode_of(i) = word(modes, i)
-# dax-2m dashed: with an SGA under 1 GiB it lies on top of hugetlb-2m.
+mode_number(m) = m eq "4k" ? 1 : m eq "hugetlb-2m" ? 2 : m eq "hugetlb-1g" ? 3 : m eq "dax-2m" ? 4 : 5
+# dax-2m dashed and wider, drawn after hugetlb-2m: with a region under
+# 1 GiB the two lines are the same, and the green shows between the dashes.
 mode_dt(i) = i == 4 ? 2 : 1
+mode_lw(i) = i == 4 ? 3 : 2
 # One colour per mode, mshare in the same red as in the run figures (never
 # gnuplot's default linetype 5, a pale yellow).
 mode_color(i) = word("#1f77b4 #2ca02c #006d2c #9467bd #d62728", i)
+human(b) = b >= 2.0**40 ? sprintf("%.3g TiB", b / 2.0**40) : b >= 2.0**30 ? sprintf("%.3g GiB", b / 2.0**30) : \
+	   b >= 2.0**20 ? sprintf("%.3g MiB", b / 2.0**20) : sprintf("%.3g KiB", b / 1024.0)
 
-cal = ""
-size = ""
+panels = 0
 if (strlen(rundir) > 0) {
 	cal = plan." --calibrate '".rundir."' --series 2>/dev/null"
-	size = system(cal." | awk '$2 == \"common_size_bytes\" {print $3}'")
-	mem = system(cal." | awk '$2 == \"mem_total_bytes\" {print $3}'")
-	maxw = system(cal." | awk '!/^#/ && $2 > m {m = $2} END {print m + 0}'")
-	if (size eq "" || size eq "0") { size = "" }
+	count = system(cal." | awk '$2 == \"panels\" {print $3}'")
+	panels = strlen(count) > 0 ? int(count) : 0
 }
-if (exists("mem") && (mem eq "" || mem eq "0")) { mem = "25000000000" }
+# Up to three panels a row.
+cols = panels + 1 < 3 ? panels + 1 : 3
+rows = (panels + cols) / cols
+if (!exists("width")) width = 750 * cols
+if (!exists("height")) height = 760 * rows
+load common
 
 set logscale x 10
 set xlabel "processes mapping the region"
 eval set_bytes_axis
 set ylabel "page-table memory (bytes, log scale)"
-set key outside below center horizontal maxcols 4 noenhanced
+set key outside below center horizontal maxcols 3 noenhanced height 1.5
+# Room below the lowest value: a line at the axis' minimum hides in it.
+set offsets graph 0.04, graph 0.04, graph 0.03, graph 0.03
 
-if (strlen(size) > 0) { set multiplot layout 1,2 }
+if (panels > 0) { set multiplot layout rows, cols }
 
-# Left: the cover letter.
+# The cover letter: 300 GiB at 2 TiB, 4k PTEs of 1500 processes (the
+# planner's figure, not a number written here).
 cover = "< ".plan." --sga 300G --processes 10000 --ram 512G --series"
-set title "MODEL: 300 GiB SGA at 2 TiB, RAM 512 GiB, every page touched\n{/*0.8 the mshare cover letter's case; 4k at 1500 processes: 878.9 GiB of PTEs}"
+pte1500 = system(plan." --sga 300G --processes 1500 --ram 512G --mode 4k | sed -n 's/.*PTE .* per process, \\(.*\\) in all;.*/\\1/p'")
+set title sprintf("MODEL: 300 GiB SGA at 2 TiB, RAM 512 GiB, every page touched\n{/*0.8 the mshare cover letter's case; 4k at 1500 processes: %s of PTEs}", pte1500)
 set arrow 1 from 1500, graph 0 to 1500, graph 1 nohead dt 3 lc rgb "#888888"
 set label 1 "1500 processes" at 1500, graph 0.04 offset 0.5, 0 tc rgb "#666666"
-plot for [i=1:5] cover using 1:(column(i + 1) > 0 ? column(i + 1) : 1/0) with lines lw 2 lc rgb mode_color(i) dt mode_dt(i) title mode_of(i)." (model)", \
+plot for [i=1:5] cover using 1:(column(i + 1) > 0 ? column(i + 1) : 1/0) with lines lw mode_lw(i) lc rgb mode_color(i) dt mode_dt(i) title mode_of(i)." (model)", \
      cover using 1:7 with lines lw 2 dt 2 lc rgb "black" title "RAM 512 GiB"
 unset arrow 1
 unset label 1
 
-if (strlen(size) > 0) {
-	sizegib = size / 1073741824.0
-	model = "< ".plan." --sga ".size." --processes ".(maxw * 4 > 16 ? maxw * 4 : 16)." --ram ".mem." --series"
-	meas = "< ".cal
-	set title sprintf("MEASURED on this host vs MODEL (lines: %.4g GiB region at 2 TiB), RAM %.1f GiB\n{/*0.8 per record: filled = PageTables delta (system-wide), open = VmPTE region sum, x = its model}", sizegib, mem / 1073741824.0)
-	# Colour = mode; the three marker kinds are keyed once, in black.
-	plot for [i=1:5] model using 1:(column(i + 1) > 0 ? column(i + 1) : 1/0) with lines lw 2 lc rgb mode_color(i) dt mode_dt(i) title mode_of(i)." (model)", \
-	     model using 1:(column(7)) with lines lw 2 dt 2 lc rgb "black" title "RAM (this host)", \
-	     for [i=1:5] meas using 2:((strcol(1) eq mode_of(i) && $4 > 0) ? $4 : 1/0) with points pt 7 ps 1.2 lc rgb mode_color(i) notitle, \
-	     for [i=1:5] meas using 2:((strcol(1) eq mode_of(i) && $8 > 0) ? $8 * $2 : 1/0) with points pt 6 ps 2 lc rgb mode_color(i) notitle, \
-	     for [i=1:5] meas using 2:((strcol(1) eq mode_of(i) && $5 > 0) ? $5 : 1/0) with points pt 2 ps 1.5 lc rgb mode_color(i) notitle, \
-	     NaN with points pt 7 lc rgb "black" title "measured PageTables delta", \
-	     NaN with points pt 6 lc rgb "black" title "measured VmPTE region sum", \
-	     NaN with points pt 2 lc rgb "black" title "model of that record"
-	unset multiplot
+meas = "< ".cal
+# The modes of panel p with a value above zero (log axis) where cond holds:
+# in its records (block 0 of the series) and in its model lines (block 1).
+record_modes(cond) = system(cal." | awk '!/^#/ && NF == 10 && $10 == ".p." && ".cond." && !s[$1]++ {printf \"%s \", $1}'")
+line_modes(cond) = system(cal." | awk '!/^#/ && NF == 5 && $1 == ".p." && ".cond." && !s[$2]++ {printf \"%s \", $2}'")
+# Whether the row being read is of panel p and mode m; rows of other panels
+# get x = 1/0 too, else they would still stretch the x range.
+of_record(m) = column(10) == p && strcol(1) eq m
+in_line(m) = column(1) == p && strcol(2) eq m
+# Two columns of keys under each run panel (it names modes and markers).
+do for [p = 1:panels] {
+	set key maxcols 2 width -2
+	# "# panel P platform size_bytes mem_total_bytes records kernel..."
+	info = system(cal." | awk '$2 == \"panel\" && $3 == ".p." {print $4, $5, $6, $7}'")
+	platform = word(info, 1)
+	size = word(info, 2) + 0.0
+	mem = word(info, 3) + 0.0
+	records = word(info, 4) + 0
+	# The kernel as enhanced text (its _ and @ escaped).
+	kernel = system(cal.' | awk ''$2 == "panel" && $3 == '.p.' {s = $8; for (i = 9; i <= NF; i++) s = s " " $i; gsub(/[_^@{}&~]/, "\\\\&", s); print s}''')
+	all = record_modes("1")
+	lines_pt = line_modes("$4 > 0")
+	lines_vm = line_modes("$5 > 0 && $5 != $4")
+	filled = record_modes("$4 > 0")
+	open = record_modes("$8 > 0")
+	crosses = record_modes("$5 > 0")
+	where = platform eq "unknown" ? "a platform the records do not name" : "the ".platform
+	set title sprintf("MEASURED on %s vs MODEL: %s region, %d record%s\n{/*0.8 kernel %s}\n{/*0.8 lines: the model of these records, PageTables (system-wide, each page once) solid, VmPTE dotted where it differs}", \
+		where, human(size), records, records == 1 ? "" : "s", kernel)
+	# Colour = mode, keyed once per mode of the panel's records; the marker
+	# kinds and line styles are keyed once, in black.
+	plot for [m in lines_pt] meas index 1 using (in_line(m) ? $3 : 1/0):(in_line(m) && $4 > 0 ? $4 : 1/0) with lines lw mode_lw(mode_number(m)) lc rgb mode_color(mode_number(m)) dt mode_dt(mode_number(m)) notitle, \
+	     for [m in lines_vm] meas index 1 using (in_line(m) ? $3 : 1/0):(in_line(m) && $5 > 0 ? $5 : 1/0) with lines lw 1.5 lc rgb mode_color(mode_number(m)) dt 3 notitle, \
+	     (mem > 0 ? mem : 1/0) with lines lw 2 dt 2 lc rgb "black" title (mem > 0 ? sprintf("RAM %s (%s MemTotal)", human(mem), platform) : ""), \
+	     for [m in filled] meas index 0 using (of_record(m) ? $2 : 1/0):(of_record(m) && $4 > 0 ? $4 : 1/0) with points pt 7 ps 1.2 lc rgb mode_color(mode_number(m)) notitle, \
+	     for [m in open] meas index 0 using (of_record(m) ? $2 : 1/0):(of_record(m) && $8 > 0 ? $8 * $2 : 1/0) with points pt 6 ps 2 lc rgb mode_color(mode_number(m)) notitle, \
+	     for [m in crosses] meas index 0 using (of_record(m) ? $2 : 1/0):(of_record(m) && $5 > 0 ? $5 : 1/0) with points pt 2 ps 1.5 lc rgb mode_color(mode_number(m)) notitle, \
+	     for [m in all] NaN with lines lw mode_lw(mode_number(m)) lc rgb mode_color(mode_number(m)) dt mode_dt(mode_number(m)) title m, \
+	     NaN with points pt 7 lc rgb "black" title "measured: PageTables delta", \
+	     NaN with points pt 6 lc rgb "black" title "measured: VmPTE region sum", \
+	     NaN with points pt 2 lc rgb "black" title "model of the record: PageTables", \
+	     NaN with lines lw 1.5 dt 3 lc rgb "black" title (strlen(lines_vm) > 0 ? "model: VmPTE region sum" : "")
 }
+if (panels > 0) { unset multiplot }

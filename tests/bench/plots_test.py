@@ -1,7 +1,49 @@
+import json
 import os
 import shutil
 
 import tap
+
+
+
+def planner_series(run_dir):
+    """`plan --calibrate RUN --series`: (panel lines' fields after the number,
+    record rows, model line rows)."""
+    r = tap.run([tap.HARNESS, "plan", "--calibrate", run_dir, "--series"])
+    panels, points, lines = [], [], []
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if f[:2] == ["#", "panel"] and f[2].isdigit():
+            panels.append(f[3:])
+        elif f and not f[0].startswith("#") and len(f) in (5, 10):
+            (points if len(f) == 10 else lines).append(f)
+    return panels, points, lines
+
+
+def panels_size(panels, number):
+    return int(panels[int(number) - 1][1])
+
+
+def planner_lines_meet_points(points, lines):
+    """Every record's PageTables model is on a line of its panel and mode at
+    its worker count."""
+    at = {}
+    for panel, mode, n, meminfo, _ in lines:
+        at.setdefault((panel, mode, n), set()).add(meminfo)
+    return bool(points) and all(p[4] in at.get((p[9], p[0], p[1]), ()) for p in points)
+
+
+def edit_records(run_dir, change):
+    recdir = os.path.join(run_dir, "records")
+    for name in os.listdir(recdir):
+        if name.endswith(".json"):
+            path = os.path.join(recdir, name)
+            with open(path) as f:
+                rec = json.load(f)
+            change(rec)
+            with open(path, "w") as f:
+                json.dump(rec, f)
+
 
 t = tap.Tap()
 why = tap.harness_missing()
@@ -45,10 +87,17 @@ repeats = 2
         t.ok(len(lines) == 4 and [ln.split()[0] for ln in lines[1:]] == ["1", "2", "4"]
              and all("?" not in ln.split()[1:4] for ln in lines[1:]),
              "data table for %s: one row per worker count with page-table figures" % backend, "\n".join(lines))
+    # 6-planner: a panel per platform, kernel and region size, the model
+    # lines those records are compared with.
+    panels, points, lines = planner_series(run)
+    t.ok(len(panels) == 1 and panels[0][:2] == ["host", str(16 << 20)] and len(points) == 12,
+         "planner series: one panel, platform host, 16 MiB, 12 records", panels)
+    t.ok(planner_lines_meet_points(points, lines),
+         "planner series: each record's model lies on its panel's model line", (points, lines))
+    t.ok(os.path.join(run, "plots", "6-planner.png") in listed, "6-planner drawn", r.stdout + r.stderr)
     # Page tables per NUMA node: not drawn for one-node records; drawn, with
     # the nodes' own figures in its table, when the records have two nodes.
     t.ok(not any("8-pagetables-per-node" in p for p in listed), "one-node run: no per-node figure")
-    import json
     two = os.path.join(d, "two-nodes")
     shutil.copytree(run, two)
     shutil.rmtree(os.path.join(two, "plots"))
@@ -93,6 +142,39 @@ repeats = 1
     want = ["1-pagetables-host-%s-%s.png" % (w, s) for w in ("pt-footprint", "touch") for s in ("4M", "8M", "16M")]
     t.ok(r.returncode == 0 and all(w in listed for w in want) and "1-pagetables-host.png" not in listed,
          "12 series: figures split per workload and region size (%d files)" % len(listed), r.stdout + r.stderr)
+    # Three region sizes: three run panels, each with its own model lines.
+    panels, points, lines = planner_series(many)
+    t.ok([p[1] for p in panels] == [str(s << 20) for s in (4, 8, 16)]
+         and all(p[0] == "host" and p[3] == "8" for p in panels)
+         and all(int(p[2]) == panels_size(panels, p[-1]) for p in points),
+         "planner series of three sizes: a panel each, its records only", panels)
+    t.ok(planner_lines_meet_points(points, lines) and {x[0] for x in lines} == {"1", "2", "3"},
+         "planner series of three sizes: each panel's model lines meet its records' models", lines)
+    with open(os.path.join(many, "plots", "6-planner.svg")) as f:
+        svg = f.read()
+    t.ok(all("MEASURED on the host vs MODEL: %d MiB region, 8 records" % s in svg for s in (4, 8, 16)),
+         "6-planner: a titled panel per region size, platform in the title")
+    # Platform from the records: guest records get their own panel.
+    mixed = os.path.join(d, "mixed")
+    shutil.copytree(run, mixed)
+    shutil.rmtree(os.path.join(mixed, "plots"))
+    edit_records(mixed, lambda rec: rec["environment"].update(platform="guest")
+                 if rec["config"]["backend"] == "anon" else None)
+    panels, points, lines = planner_series(mixed)
+    t.ok([p[0] for p in panels] == ["guest", "host"] and all(p[3] == "6" for p in panels),
+         "planner series: guest and host records in panels of their own", panels)
+    r = tap.run([os.path.join(tap.ROOT, "plots", "plot-run"), mixed])
+    with open(os.path.join(mixed, "plots", "6-planner.svg")) as f:
+        svg = f.read()
+    t.ok(r.returncode == 0 and "MEASURED on the guest vs MODEL: 16 MiB region" in svg
+         and "MEASURED on the host vs MODEL: 16 MiB region" in svg and "this host" not in svg,
+         "6-planner: the guest panel says guest", r.stderr)
+    # A run the planner models nothing of: no 6-planner, and a note why.
+    edit_records(mixed, lambda rec: rec["config"].update(workload="scan"))
+    shutil.rmtree(os.path.join(mixed, "plots"))
+    r = tap.run([os.path.join(tap.ROOT, "plots", "plot-run"), mixed])
+    t.ok(r.returncode == 0 and not os.path.exists(os.path.join(mixed, "plots", "6-planner.png"))
+         and "6-planner not drawn" in r.stderr, "no modelled record: no 6-planner, a note says why", r.stderr)
     r = tap.run([os.path.join(tap.ROOT, "plots", "plot-run"), os.path.join(d, "empty")])
     t.ok(r.returncode != 0 and "not a run directory" in (r.stderr + r.stdout), "a non-run directory is refused")
 finally:
