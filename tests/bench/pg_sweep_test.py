@@ -43,6 +43,16 @@ def facts(mode, n, **over):
     return "".join("%s=%s\n" % kv for kv in f.items()) + PGBENCH
 
 
+def facts_now(mode, n, **over):
+    """Guest output of the current pg-bench.sh: both stat reads, the same
+    backends, transactions counted in pgbench's log (commits_delta gone)."""
+    f = {"backends_in_stat_snapshot0": n, "backends_in_stat_snapshot": n, "same_backends": "yes",
+         "transactions_in_window": 3000, "fault_window_cs": 1500, "mem_available_kb_before": 1500000,
+         "mem_free_kb_before": 1400000, "mem_free_kb_end": 1300000, "commits_delta": None}
+    f.update(over)
+    return facts(mode, n, **f).replace("commits_delta=None\n", "")
+
+
 with tempfile.TemporaryDirectory() as d:
     spec = os.path.join(d, "pgt.sweep")
     open(spec, "w").write(SPEC)
@@ -125,4 +135,83 @@ with tempfile.TemporaryDirectory() as d:
              r.stdout[-800:] + r.stderr)
     else:
         t.skip("plan --calibrate on the run directory", "build/mshare-bench not built")
+
+# The current guest output: transactions from pgbench's log, a figure that
+# could not be read reported as not measured (never 0), a snapshot whose
+# backends changed or whose stat read missed some is not valid; --host.
+SPEC2 = SPEC.replace("name = pgt", "name = pgt2").replace("modes = 4k, mshare-dax", "modes = 4k, hugetlb-2m, mshare-shmem") \
+    .replace("connections = 10, 20", "connections = 10, 30")
+with tempfile.TemporaryDirectory() as d:
+    spec = os.path.join(d, "pgt2.sweep")
+    open(spec, "w").write(SPEC2)
+    boot = os.path.join(d, "boot")
+    os.makedirs(os.path.join(boot, "pg"))
+    open(os.path.join(boot, "vm-env.txt"), "w").write("kernel=6.1.192\ncpus=2\nmem_total_kb=2000000\nmshare_size=549755813888\n")
+    pts = {"4k-c10": facts_now("4k", 10),
+           "4k-c30": facts_now("4k", 30, pagetables_end_kb="", transactions_in_window=""),
+           "hugetlb-2m-c10": facts_now("hugetlb-2m", 10, same_backends="no"),
+           "hugetlb-2m-c30": facts_now("hugetlb-2m", 30, backends_in_stat_snapshot=29),
+           "mshare-shmem-c10": facts_now("mshare-shmem", 10, pgbench_still_running="no", pgbench_T_s=27),
+           "mshare-shmem-c30": facts_now("mshare-shmem", 30, minflt_delta="")}
+    for k, v in pts.items():
+        open(os.path.join(boot, "pg", k + ".facts"), "w").write(v)
+    results = os.path.join(d, "results")
+    r = run(spec, "--facts", boot, "--results", results)
+    rundir = r.stdout.strip()
+    failed = open(os.path.join(rundir, "failed.txt")).read() if os.path.isdir(rundir) else ""
+    recs = {}
+    for k in pts:
+        mode, n = k.rsplit("-c", 1)
+        path = os.path.join(rundir, "records", "guest-%s-c%s-s64MB-pgbench-select.r1.json" % (mode, n)) if rundir else ""
+        recs[k] = json.load(open(path))["results"] if os.path.exists(path) else {}
+    t.ok(r.returncode == 1 and len([x for x in recs.values() if x]) == 6, "--facts: every point recorded, exit 1 (some not measured)",
+         r.stderr[-600:])
+    good = recs["4k-c10"]
+    t.ok(good.get("snapshot_valid") is True and good["faults"]["transactions"] == 3000 and
+         good["faults"]["minflt_per_transaction"] == 3.0 and good["faults"]["window_s"] == 15.0 and
+         "pgbench's per-transaction log" in good["faults"]["transactions_source"] and good.get("missing") == [] and
+         "guest-4k-c10" not in failed,
+         "minor faults per transaction over the transactions pgbench logged in the fault window", json.dumps(good.get("faults")))
+    part = recs["4k-c30"]
+    t.ok(part.get("snapshot_valid") is True and part["pagetables"]["meminfo_delta_bytes"] is None and
+         part["faults"]["minflt_per_transaction"] is None and part["pagetables"]["vmpte_sum_bytes"] == 2000 * 1024 and
+         "PageTables delta" in part.get("missing", []) and
+         re.search(r"guest-4k-c30-s64MB-pgbench-select: not measured although the snapshot is valid: PageTables delta.*"
+                   r"transactions in the fault window", failed),
+         "a figure the guest could not read is null and listed as not measured, not 0", failed)
+    t.ok("guest-hugetlb-2m-c10-s64MB-pgbench-select: page tables and faults not measured: the backends at the snapshot "
+         "were not those connected" in failed and recs["hugetlb-2m-c10"].get("snapshot_valid") is False and
+         recs["hugetlb-2m-c10"]["faults"]["minflt"] is None,
+         "a snapshot of other backends than the window's start is not valid", failed)
+    t.ok("guest-hugetlb-2m-c30-s64MB-pgbench-select: page tables and faults not measured: the stat snapshot held 29 of 30"
+         in failed and recs["hugetlb-2m-c30"]["pagetables"]["vmpte_sum_bytes"] is None,
+         "a stat snapshot that missed a backend is not valid", failed)
+    t.ok("guest-mshare-shmem-c10-s64MB-pgbench-select: page tables and faults not measured: pgbench had ended by the "
+         "snapshot (its -T of 27 s was too short)" in failed, "a snapshot after pgbench ended is not valid", failed)
+    t.ok("minor faults" in recs["mshare-shmem-c30"].get("missing", []) and
+         recs["mshare-shmem-c30"]["faults"]["minflt_per_transaction"] is None, "empty minflt: not measured", failed)
+    summary = open(os.path.join(rundir, "summary.txt")).read() if os.path.isdir(rundir) else ""
+    t.ok(re.search(r"^4k +30 +0\.40 s +500 +19\.00 ms +150\.0 ms +- ", summary, re.M) and "never 0" in summary,
+         "summary.txt: a figure not measured is '-'", summary[-1500:])
+
+    r = run(spec, "--host", "--dry-run")
+    t.ok(r.returncode == 2 and "mshare-shmem need mshare" in r.stderr and "--host runs 4k and hugetlb-2m" in r.stderr,
+         "--host refuses the mshare modes, naming them", r.stderr)
+    open(spec, "w").write(SPEC2.replace("4k, hugetlb-2m, mshare-shmem", "4k, hugetlb-2m"))
+    r = run(spec, "--host", "--dry-run")
+    t.ok(r.returncode == 0 and r.stdout.split() == ["host-4k-c10-s64MB-pgbench-select", "host-4k-c30-s64MB-pgbench-select",
+                                                    "host-hugetlb-2m-c10-s64MB-pgbench-select",
+                                                    "host-hugetlb-2m-c30-s64MB-pgbench-select"],
+         "--host --dry-run: points with the host- prefix", r.stdout + r.stderr)
+    hboot = os.path.join(d, "hboot")
+    os.makedirs(os.path.join(hboot, "pg"))
+    open(os.path.join(hboot, "pg", "4k-c10.facts"), "w").write(facts_now("4k", 10))
+    r = run(spec, "--host", "--facts", hboot, "--results", results)
+    hdir = r.stdout.strip()
+    hp = os.path.join(hdir, "records", "host-4k-c10-s64MB-pgbench-select.r1.json") if hdir else ""
+    hrec = json.load(open(hp)) if hp and os.path.exists(hp) else {}
+    t.ok(os.path.basename(hdir).startswith("pgt2-host-") and hrec.get("environment", {}).get("platform") == "host" and
+         hrec["config"]["addr"] is None and hrec["results"]["faults"]["minflt_per_transaction"] == 3.0 and
+         os.path.isdir(os.path.join(hdir, "host", "pg")),
+         "--host --facts: records say platform host, run directory <name>-host-*", r.stderr[-600:])
 t.done()

@@ -1,6 +1,8 @@
 # Sourced by the in-guest PostgreSQL scripts (installed as /guest/pg/ by
 # workloads/postgres/initramfs-extra.sh). Runs in the benchmark guest as
-# root: PostgreSQL itself runs as the `postgres` user.
+# root: PostgreSQL itself runs as the `postgres` user. bench/pg-sweep --host
+# also runs pg-bench.sh on the host, as root, with PGROOT and PGRUN set to
+# a private temporary directory.
 #
 # Layout: the cluster on the fsdax mount (/mnt/pmem/pg/data), the mshare
 # backing files next to it (/mnt/pmem/pg/shm), the socket and server logs on
@@ -9,7 +11,7 @@ PGBIN=/usr/lib/postgresql/15/bin
 PGROOT=${PGROOT:-/mnt/pmem/pg}
 PGDATA=$PGROOT/data
 PGSHM=$PGROOT/shm
-PGRUN=/tmp/pg
+PGRUN=${PGRUN:-/tmp/pg}
 PG_MSHARE_SO=/usr/lib/pg-mshare.so
 export TZ=UTC LC_ALL=C
 unset LANG
@@ -64,3 +66,40 @@ meminfo_kb() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
 vmpte_kb() { awk '/^VmPTE:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 # minflt of a process (field 10 of /proc/PID/stat; the comm may hold spaces).
 minflt() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $8}'; }
+
+# The 2 MiB pool (/proc/sys/vm/nr_hugepages). pool_take NEED raises it by
+# what is missing of NEED free, unreserved pages and adds that to
+# pool_added; pool_give_back returns pool_added, never more than is free
+# (the pool never drops below what others hold). On the host both run
+# under the suite's pool lock (harness/hugepool.c, README "The hugepage
+# pool"), held by pool_take until pool_release_lock (after the server has
+# reserved its pages), so no other run counts our pages as free.
+HP=/proc/sys/vm/nr_hugepages
+POOL_LOCK=/run/mshare-bench/hugepool.lock
+pool_added=0
+pool_locked=0
+pool_lock() {
+	command -v flock >/dev/null || return 0   # the guest's busybox: one user
+	mkdir -p "${POOL_LOCK%/*}" && exec 9>>"$POOL_LOCK" && flock -w 600 9 && pool_locked=1
+}
+pool_release_lock() { [ "$pool_locked" = 1 ] && { flock -u 9; exec 9>&-; pool_locked=0; }; return 0; }
+pool_free() { awk '$1 == "HugePages_Free:" {f = $2} $1 == "HugePages_Rsvd:" {r = $2} END {print f - r}' /proc/meminfo; }
+pool_take() {
+	pool_lock || { pg_log "cannot take the hugepage pool lock $POOL_LOCK"; return 1; }
+	short=$(($1 - $(pool_free)))
+	[ "$short" -gt 0 ] || return 0
+	before=$(cat $HP)
+	echo $((before + short)) >$HP 2>/dev/null
+	pool_added=$((pool_added + $(cat $HP) - before))
+	[ "$(pool_free)" -ge "$1" ] || { pg_log "hugepage pool: $(pool_free) free after raising it by $short, need $1"; return 1; }
+}
+pool_give_back() {
+	pool_release_lock
+	[ "$pool_added" -gt 0 ] || return 0
+	pool_lock || { pg_log "cannot take the hugepage pool lock; $pool_added pages left in the pool"; return 1; }
+	n=$(pool_free)
+	[ "$n" -gt "$pool_added" ] && n=$pool_added
+	if [ "$n" -gt 0 ] && echo $(($(cat $HP) - n)) >$HP 2>/dev/null; then pool_added=$((pool_added - n)); fi
+	pool_release_lock
+	[ "$pool_added" -eq 0 ] || { pg_log "hugepage pool: $pool_added pages still in use, not given back"; return 1; }
+}
