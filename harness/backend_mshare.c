@@ -385,6 +385,7 @@ const struct backend_ops backend_mshare = {
 
 const struct backend_ops backend_mshare_anon = {
 	.name = "mshare-anon",
+	.planner_mode = "mshare",
 	.data = BACKEND_DATA_SHMEM,
 	.description = "mshare()d region of shared anonymous memory; page tables shared by all workers",
 	.page_tables_shared = true,

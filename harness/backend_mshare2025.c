@@ -201,6 +201,11 @@ static int m25_detach(struct region *r, char *err, size_t err_len)
 
 const struct backend_ops backend_mshare2025 = {
 	.name = "mshare-2025",
+	/* The series links the host's P4D entry (with 4-level paging: the PGD
+	 * entry) into each process, so every sharer uses the host's PUD, PMD
+	 * and PTE pages: the levels the 2022 series shares (kernel/README.md,
+	 * "The mshare-2025 flavour"). */
+	.planner_mode = "mshare",
 	.data = BACKEND_DATA_SHMEM,
 	.description = "msharefs region of the 2025 mshare series (anonymous shared memory, mapped "
 		       "by ioctl); page tables below P4D shared by all workers",
