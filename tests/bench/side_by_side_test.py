@@ -97,6 +97,28 @@ try:
          "two-node records: per-node table without asking, each node's delta and share, workers/node, cpus, "
          "data node", r.stdout + r.stderr)
 
+    # Several run directories (the same sweep on two kernels): one table per
+    # point, a row per backend and run, each row's kernel in brackets and its
+    # figures from its own run's records.
+    other = os.path.join(d, "other-kernel")
+    shutil.copytree(run_dir, other)
+    for name in os.listdir(os.path.join(other, "records")):
+        path = os.path.join(other, "records", name)
+        with open(path) as f:
+            rec = json.load(f)
+        rec["environment"]["kernel"] = "6.12.0-test"
+        rec["results"]["pagetables"]["meminfo_delta_bytes"] = 77 * 4096
+        with open(path, "w") as f:
+            json.dump(rec, f)
+    r = tap.run([tool, run_dir, other, "--workers", "4"])
+    header, rows = table(r.stdout, 4)
+    mine = "shm 4k [%s]" % env["kernel"]
+    t.ok(r.returncode == 0 and set(rows) == {mine, "shm 4k [6.12.0-test]", "anon 4k [%s]" % env["kernel"],
+                                             "anon 4k [6.12.0-test]"}
+         and "308 KiB" in rows["shm 4k [6.12.0-test]"] and "308 KiB" not in rows[mine],
+         "two run directories: one table, a row per backend and kernel, figures from each run's records",
+         r.stdout + r.stderr)
+
     # The database workloads get their own columns.
     spec = tap.write_spec(d, "sbs-wl", text="""name = sbs-wl
 backends = shm, hugetlb-2m
