@@ -134,17 +134,6 @@ static void write_pagetables(struct json_writer *w, const struct run_state *rs, 
 	json_key_string(w, "nodes_source", p->sysfs_nodes ? "/sys/devices/system/node/node*/meminfo PageTables"
 							   : "no /sys/devices/system/node (kernel without NUMA): "
 							     "node 0 is /proc/meminfo");
-	json_key_string(w, "views",
-			"nodes: the same PageTables per NUMA node (/sys/devices/system/node/nodeN/meminfo) at the "
-			"same three points, read around the system figure until two reads of the nodes agree "
-			"(nodes_consistent: at every point; then the deltas sum to meminfo_delta_bytes); "
-			"meminfo_*: /proc/meminfo PageTables, system-wide, each page-table page counted once "
-			"(includes any other process's changes; per-CPU counters folded by vm/stat_refresh before each read when meminfo_stat_refreshed); meminfo_delta_bytes = parked - baseline "
-			"(all workers attached, region untouched), meminfo_delta_from_before_bytes = parked - before "
-			"the first fork (adds the workers' own process page tables); vmpte_*: sum of per-process "
-			"VmPTE from /proc/<pid>/status, a page-table page shared by N processes counted N times; "
-			"region_bytes_*: per worker VmPTE at the parked point minus the same worker's VmPTE with "
-			"the region mapped but untouched");
 	json_end_object(w);
 }
 
@@ -155,10 +144,6 @@ static void write_worker_memory(struct json_writer *w, const struct run_state *r
 	json_key_double(w, "private_dirty_bytes", r->private_dirty);
 	json_key_double(w, "pagetables_baseline_bytes", r->vmpte_baseline_per_worker);
 	json_key_double(w, "total_bytes", r->worker_total);
-	json_key_string(w, "meaning",
-			"per worker, beyond the region: Private_Dirty from smaps_rollup minus the region's own "
-			"(mean over sampled workers at the parked point) plus VmPTE with the region untouched; "
-			"kernel structures (task, kernel stack) not included");
 	json_end_object(w);
 }
 
@@ -179,23 +164,9 @@ static void write_numa(struct json_writer *w, const struct run_state *rs, const 
 			json_key_u64(w, NULL, r->workers_per_node[n]);
 	json_end_array(w);
 	json_key_string(w, "cpus_seen", r->cpus_seen);
-	json_key_string(w, "workers_per_node_source",
-			"getcpu() in each worker as its workload ended, over the nodes present (node 0 first); cpus_seen: the CPUs they were on then");
 	json_key_string(w, "mem_policy", p->policy_set ? p->policy_text : "unchanged (as inherited)");
-	json_key_string(w, "mem_policy_scope",
-			"set_mempolicy() of the run's process before the backend's set-up, inherited by every worker: "
-			"it places what they allocate: the region's data they fault in (shared memory, page cache, "
-			"anonymous memory), hugetlb pages allocated in the set-up (bind/interleave: the pool grows through "
-			"nr_hugepages_mempolicy, on the policy's nodes), and page-table pages; not the data "
-			"of a DAX file (on the device, data_device_node)");
 	json_key_i64(w, "data_device_node", p->data_device_node);
 	json_key_string(w, "data_device", p->data_device[0] ? p->data_device : NULL);
-	json_key_string(w, "page_table_placement",
-			"Linux allocates a page-table page (PTE, PMD, PUD) with alloc_pages() in the context of the "
-			"task that faults: under that task's memory policy (local: the node of the CPU it runs on; "
-			"an mbind() VMA policy does not apply). A private set of page tables thus lands where its "
-			"worker faults; a shared set (mshare) wherever the worker that first faults each range runs; "
-			"pagetables.nodes says where they were");
 	json_key_string(w, "latency_note", r->latency_note);
 	json_end_object(w);
 }
@@ -208,8 +179,6 @@ static void write_faults(struct json_writer *w, const struct run_result *r)
 	json_key_u64(w, "pages_touched", r->slot.pages_touched);
 	json_key_double(w, "pages_per_fault", r->pages_per_fault);
 	json_key_double(w, "mean_ns_per_fault", r->mean_ns_per_fault);
-	json_key_string(w, "scope", "getrusage of each worker around the workload only, summed; mean_ns_per_fault = "
-				    "time in the workload summed over workers / (minflt + majflt)");
 	json_end_object(w);
 }
 
@@ -251,10 +220,6 @@ static void write_times(struct json_writer *w, const struct run_result *r)
 	json_key_double(w, "detach_max", r->time_s.detach_max);
 	json_key_double(w, "exit", r->time_s.exit);
 	json_key_double(w, "total", r->time_s.total);
-	json_key_string(w, "meaning",
-			"barrier: end of setup to every worker attached; attach, barrier_wait, touch_per_worker, "
-			"detach: mean per worker (and _max); touch: release to every worker parked; total: setup to "
-			"every worker reaped");
 	json_end_object(w);
 }
 
@@ -317,8 +282,6 @@ void record_json(struct json_writer *w, const struct run_state *rs, const struct
 	json_key_u64(w, "timer_overhead_ns", rs->timer_overhead_ns);
 	json_key_u64(w, "timer_overhead_min_ns", rs->timer_overhead_min_ns);
 	json_key_string(w, "clock", BENCH_CLOCK_NAME);
-	json_key_string(w, "fault_latency_includes",
-			"one access between two clock reads: the fault plus one timer overhead");
 	write_faults(w, r);
 	write_workers(w, rs, r);
 	write_times(w, r);
