@@ -94,17 +94,28 @@ static int parse_list(const char *v, uint64_t *set, unsigned limit, char *why, s
 	}
 }
 
+/* The value of an option's keyword form (a word alone), or -1. */
+struct keyword {
+	const char *word;
+	int value;
+};
+static int keyword_value(const char *v, const struct keyword *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v, k[i].word) == 0)
+			return k[i].value;
+	return -1;
+}
+
 int place_parse_cpus(const char *v, struct numa_options *o, char *err, size_t err_len)
 {
+	static const struct keyword words[] = { { "spread", CPUS_SPREAD }, { "compact", CPUS_COMPACT } };
 	char why[128];
+	int k = keyword_value(v, words, sizeof(words) / sizeof(words[0]));
 	o->cpus_arg = v;
 	memset(o->cpu_set, 0, sizeof(o->cpu_set));
-	if (strcmp(v, "spread") == 0) {
-		o->cpus = CPUS_SPREAD;
-		return 0;
-	}
-	if (strcmp(v, "compact") == 0) {
-		o->cpus = CPUS_COMPACT;
+	if (k >= 0) {
+		o->cpus = k;
 		return 0;
 	}
 	o->cpus = CPUS_LIST;
@@ -117,16 +128,14 @@ int place_parse_cpus(const char *v, struct numa_options *o, char *err, size_t er
 
 int place_parse_mem_policy(const char *v, struct numa_options *o, char *err, size_t err_len)
 {
+	static const struct keyword words[] = { { "local", MEMPOL_LOCAL }, { "interleave", MEMPOL_INTERLEAVE } };
 	char why[128];
 	const char *nodes = NULL;
+	int k = keyword_value(v, words, sizeof(words) / sizeof(words[0]));
 	o->mem_policy_arg = v;
 	o->node_set = 0;
-	if (strcmp(v, "local") == 0) {
-		o->policy = MEMPOL_LOCAL;
-		return 0;
-	}
-	if (strcmp(v, "interleave") == 0) {
-		o->policy = MEMPOL_INTERLEAVE;
+	if (k >= 0) {
+		o->policy = k;
 		return 0;
 	}
 	if (strncmp(v, "interleave:", 11) == 0) {
