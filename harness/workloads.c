@@ -12,6 +12,9 @@ extern const struct workload_ops workload_oltp;
 extern const struct workload_ops workload_scan;
 extern const struct workload_ops workload_redo;
 extern const struct workload_ops workload_connect_storm;
+#ifdef MSHARE_BENCH_TEST_WORKLOAD
+extern const struct workload_ops workload_dummy;
+#endif
 
 const struct workload_ops *const workload_table[] = {
 	&workload_touch,
@@ -22,6 +25,9 @@ const struct workload_ops *const workload_table[] = {
 	&workload_scan,
 	&workload_redo,
 	&workload_connect_storm,
+#ifdef MSHARE_BENCH_TEST_WORKLOAD
+	&workload_dummy, /* tests/harness/workload_dummy.c, in the test build only */
+#endif
 	NULL,
 };
 

@@ -24,13 +24,16 @@ $(BUILD)/tests/harness/test-%-asan: tests/harness/test-%.c tests/lib/tap.h $(HAR
 
 test-build:: $(HARNESS_TEST_BINS)
 
-# The harness with one more backend (tests/harness/backend_dummy.c, listed
-# by its one line in harness/backends.c under MSHARE_BENCH_TEST_BACKEND), for
-# tests/harness/dummy-backend.sh: adding a backend is its file and that line.
-DUMMY_OBJS := $(filter-out $(BUILD)/obj/harness/backends.o,$(OBJS))
-$(BUILD)/tests/harness/mshare-bench-dummy: tests/harness/backend_dummy.c harness/backends.c $(DUMMY_OBJS)
+# The harness with one more backend and one more workload
+# (tests/harness/backend_dummy.c and workload_dummy.c, each listed by its one
+# line in harness/backends.c or harness/workloads.c under
+# MSHARE_BENCH_TEST_BACKEND / MSHARE_BENCH_TEST_WORKLOAD), for
+# tests/harness/dummy-backend.sh: adding either is its file and that line.
+DUMMY_SRCS := tests/harness/backend_dummy.c tests/harness/workload_dummy.c harness/backends.c harness/workloads.c
+DUMMY_OBJS := $(filter-out $(BUILD)/obj/harness/backends.o $(BUILD)/obj/harness/workloads.o,$(OBJS))
+$(BUILD)/tests/harness/mshare-bench-dummy: $(DUMMY_SRCS) $(DUMMY_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -DMSHARE_BENCH_TEST_BACKEND -o $@ tests/harness/backend_dummy.c \
-		harness/backends.c $(DUMMY_OBJS) $(LDLIBS)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -DMSHARE_BENCH_TEST_BACKEND -DMSHARE_BENCH_TEST_WORKLOAD -o $@ \
+		$(DUMMY_SRCS) $(DUMMY_OBJS) $(LDLIBS)
 
 test-build:: $(BUILD)/tests/harness/mshare-bench-dummy
