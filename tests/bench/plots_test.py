@@ -175,6 +175,24 @@ repeats = 1
     r = tap.run([os.path.join(tap.ROOT, "plots", "plot-run"), mixed])
     t.ok(r.returncode == 0 and not os.path.exists(os.path.join(mixed, "plots", "6-planner.png"))
          and "6-planner not drawn" in r.stderr, "no modelled record: no 6-planner, a note says why", r.stderr)
+    # Several runs (one sweep on two kernels): one figure set in --out, a
+    # series per backend and kernel, labelled with the kernel release.
+    other = os.path.join(d, "other-kernel")
+    shutil.copytree(run, other)
+    shutil.rmtree(os.path.join(other, "plots"))
+    edit_records(other, lambda rec: rec["environment"].update(kernel="6.12.0-test"))
+    both = os.path.join(d, "both")
+    r = tap.run([os.path.join(tap.ROOT, "plots", "plot-run"), "--out", both, run, other])
+    kernel = json.load(open(os.path.join(run, "records", sorted(os.listdir(os.path.join(run, "records")))[0])))[
+        "environment"]["kernel"]
+    svg = open(os.path.join(both, "1-pagetables-host.svg")).read() if r.returncode == 0 else ""
+    t.ok(r.returncode == 0 and "[6.12.0-test]" in svg and "[%s]" % kernel in svg
+         and os.path.exists(os.path.join(both, "data", "host-pt-footprint-shm-4k-16M-read-6.12.0-test.dat"))
+         and not os.path.exists(os.path.join(both, "6-planner.png")),
+         "two runs with --out: one figure, a series per backend and kernel, labelled with the kernel",
+         r.stdout + r.stderr)
+    r = tap.run([os.path.join(tap.ROOT, "plots", "plot-run"), run, other])
+    t.ok(r.returncode == 2 and "--out" in r.stderr, "two runs without --out: usage (exit %d)" % r.returncode)
     r = tap.run([os.path.join(tap.ROOT, "plots", "plot-run"), os.path.join(d, "empty")])
     t.ok(r.returncode != 0 and "not a run directory" in (r.stderr + r.stdout), "a non-run directory is refused")
 finally:
