@@ -46,8 +46,6 @@ set xlabel "processes mapping the region"
 eval set_bytes_axis
 set ylabel "page-table memory (bytes, log scale)"
 set key outside below center horizontal maxcols 3 noenhanced height 1.5
-# Room below the lowest value: a line at the axis' minimum hides in it.
-set offsets graph 0.04, graph 0.04, graph 0.03, graph 0.03
 
 if (panels > 0) { set multiplot layout rows, cols }
 
