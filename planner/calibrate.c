@@ -724,19 +724,17 @@ static void renumber_panels(const struct point *pts, size_t n, size_t *panel, si
 	}
 }
 
-/* Whether a and b have the same model at every process count. */
-static bool same_model(const struct point *a, const struct point *b)
+/* What tells one record's model lines from another's: both views are
+ * linear in the process count, so their values at 1 and 2 processes. */
+static void model_key(const struct point *p, double key[4])
 {
-	struct point x = *a, y = *b;
+	struct point x = *p;
 
-	/* Both views are linear in the process count: two counts tell. */
 	for (uint64_t w = 1; w <= 2; w++) {
-		x.workers = y.workers = w;
-		if (model_view(&x, VIEW_MEMINFO, 0) != model_view(&y, VIEW_MEMINFO, 0) ||
-		    model_view(&x, VIEW_REGION_PER_WORKER, 0) != model_view(&y, VIEW_REGION_PER_WORKER, 0))
-			return false;
+		x.workers = w;
+		key[2 * (w - 1)] = model_view(&x, VIEW_MEMINFO, 0);
+		key[2 * (w - 1) + 1] = model_view(&x, VIEW_REGION_PER_WORKER, 0);
 	}
-	return true;
 }
 
 /* Block 1 of the series: the model each panel's records are compared
@@ -744,8 +742,15 @@ static bool same_model(const struct point *a, const struct point *b)
  * line per mode (and per distinct model, should records of one mode differ,
  * e.g. in their address), from the record's own cost and its kernel's
  * PageTables rule. A blank line ends each line. */
-static void print_model_lines(FILE *out, const struct point *pts, size_t n, const size_t *panel, size_t panels)
+static int print_model_lines(FILE *out, const struct point *pts, size_t n, const size_t *panel, size_t panels)
 {
+	double (*key)[4] = calloc(n ? n : 1, sizeof(*key));
+
+	if (!key)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (panel[i])
+			model_key(&pts[i], key[i]);
 	fprintf(out, "\n\n# block 1, the model of the records of each panel (PageTables view: each page once, "
 		"by the records' kernel's rule; VmPTE view: shared pages in every process):\n");
 	fprintf(out, "# panel mode processes model_meminfo model_vmpte_region_sum\n");
@@ -767,7 +772,7 @@ static void print_model_lines(FILE *out, const struct point *pts, size_t n, cons
 			if (panel[i] != k || pts[i].mode != (enum pt_mode)(t / n))
 				continue;
 			for (size_t j = 0; j < i && !drawn; j++)
-				drawn = panel[j] == k && pts[j].mode == pts[i].mode && same_model(&pts[i], &pts[j]);
+				drawn = panel[j] == k && pts[j].mode == pts[i].mode && !memcmp(key[i], key[j], sizeof(key[i]));
 			if (drawn)
 				continue;
 			x = pts[i];
@@ -785,6 +790,8 @@ static void print_model_lines(FILE *out, const struct point *pts, size_t n, cons
 			fputc('\n', out);
 		}
 	}
+	free(key);
+	return 0;
 }
 
 /* Measured points for plots/planner.gp, one line per modelled record with
@@ -850,7 +857,10 @@ static int print_series(FILE *out, struct point *pts, size_t n)
 		}
 		fprintf(out, " %zu\n", panel[i]);
 	}
-	print_model_lines(out, pts, n, panel, panels);
+	if (print_model_lines(out, pts, n, panel, panels) < 0) {
+		free(panel);
+		return -1;
+	}
 	free(panel);
 	return 0;
 }
