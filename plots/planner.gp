@@ -88,7 +88,7 @@ do for [p = 1:panels] {
 	open = record_modes("$8 > 0")
 	crosses = record_modes("$5 > 0")
 	where = platform eq "unknown" ? "a platform the records do not name" : "the ".platform
-	set title sprintf("MEASURED on %s vs MODEL: %s region, %d record%s\n{/*0.8 kernel %s}\n{/*0.8 lines: the model of these records, PageTables (system-wide, each page once) solid, VmPTE dotted where it differs}", \
+	set title sprintf("MEASURED on %s vs MODEL: %s region, %d record%s\n{/*0.8 kernel %s}\n{/*0.8 lines: these records' model; PageTables (each page once) solid, VmPTE dotted where it differs}", \
 		where, human(size), records, records == 1 ? "" : "s", kernel)
 	# Colour = mode, keyed once per mode of the panel's records; the marker
 	# kinds and line styles are keyed once, in black.
