@@ -351,25 +351,34 @@ static int recover_entry(const char *path, struct entry *e, FILE *report, const 
 	return 1;
 }
 
+/* The path of the next file in the ledger directory d (names starting with
+ * '.' skipped) into path; 0 when there is none (or d is NULL). */
+static int ledger_next(DIR *d, char *path, size_t len)
+{
+	struct dirent *de;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(path, len, "%s/%s", HUGEPOOL_LEDGER_DIR, de->d_name);
+			return 1;
+		}
+	return 0;
+}
+
 /* Settle every dead run's entry. Returns the number still owing. */
 static int recover_locked(FILE *report, const char *prefix)
 {
 	DIR *d = opendir(HUGEPOOL_LEDGER_DIR);
-	struct dirent *de;
-	char my_boot[40];
+	char my_boot[40], path[512];
 	int left = 0;
 
 	if (!d)
 		return 0;
 	boot_id(my_boot, sizeof(my_boot));
-	while ((de = readdir(d))) {
-		char path[512];
-		size_t nlen = strlen(de->d_name);
+	while (ledger_next(d, path, sizeof(path))) {
+		size_t plen = strlen(path);
 		struct entry e;
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", HUGEPOOL_LEDGER_DIR, de->d_name);
-		if (nlen > 4 && strcmp(de->d_name + nlen - 4, ".tmp") == 0) {
+		if (plen > 4 && strcmp(path + plen - 4, ".tmp") == 0) {
 			unlink(path); /* a write cut short: the entry itself is intact */
 			continue;
 		}
@@ -396,18 +405,13 @@ static int recover_locked(FILE *report, const char *prefix)
 static int ledger_unsettled(void)
 {
 	DIR *d = opendir(HUGEPOOL_LEDGER_DIR);
-	struct dirent *de;
-	char my_boot[40];
+	char my_boot[40], path[512];
 	int n = 0;
 	if (!d)
 		return 0;
 	boot_id(my_boot, sizeof(my_boot));
-	while ((de = readdir(d))) {
-		char path[512];
+	while (ledger_next(d, path, sizeof(path))) {
 		struct entry e;
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", HUGEPOOL_LEDGER_DIR, de->d_name);
 		n += entry_read(path, &e) != 0 || strcmp(e.boot, my_boot) != 0 || !entry_alive(&e);
 	}
 	closedir(d);
@@ -425,14 +429,10 @@ int hugepool_recover(FILE *report, const char *prefix)
 	if (geteuid() != 0) {
 		/* Cannot change the pool: say what is left, if anything is dead. */
 		DIR *d = opendir(HUGEPOOL_LEDGER_DIR);
-		struct dirent *de;
+		char path[512];
 		int dead = 0;
-		while (d && (de = readdir(d))) {
-			char path[512];
+		while (ledger_next(d, path, sizeof(path))) {
 			struct entry e;
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", HUGEPOOL_LEDGER_DIR, de->d_name);
 			if (entry_read(path, &e) == 0 && !entry_alive(&e)) {
 				note(report, prefix, "run %ld (dead) left %ld huge pages of %lu kB in the pool; "
 						     "`mshare-bench cleanup` as root gives them back", e.pid, e.added, e.page_kb);
