@@ -41,12 +41,18 @@ def _meminfo_kib(field):
     return None
 
 
-def _read(path):
+def read_text(path):
+    """The text of a file, or None when it cannot be read."""
     try:
         with open(path) as f:
-            return f.read().strip()
+            return f.read()
     except OSError:
         return None
+
+
+def _read(path):
+    text = read_text(path)
+    return None if text is None else text.strip()
 
 
 def collect(repo_root, harness):

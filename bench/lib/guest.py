@@ -36,6 +36,7 @@ import sys
 import time
 
 import backends
+import environment
 
 
 class GuestResult:
@@ -199,11 +200,7 @@ def run_points(sweep, todo, start, offset, total):
 
 
 def _read_lines(path):
-    try:
-        with open(path) as f:
-            return f.read().splitlines()
-    except OSError:
-        return []
+    return (environment.read_text(path) or "").splitlines()
 
 
 class _Progress:
