@@ -1,5 +1,7 @@
 import json
 import os
+import re
+import shutil
 
 import tap
 from runrecords import human
@@ -60,6 +62,56 @@ try:
             print("#   %s: want %s in %r" % (backend, want, line))
     t.ok(ok, "page-table and latency figures equal the records'")
 
+    def cells(text, workers):
+        """{backend: {column: cell}} of a table, cut at the header's columns
+        (cells hold single spaces: "12 KiB", "1.2 us / 3 ms")."""
+        header, rows = table(text, workers)
+        starts = [m.start() for m in re.finditer(r"\S+(?: \S+)*", header)]
+        names = [header[a:b].strip() for a, b in zip(starts, starts[1:] + [None])]
+        return {k: {n: line[a:b].strip() for n, a, b in zip(names, starts, starts[1:] + [None])}
+                for k, line in rows.items()}
+
+    # First-touch latency is named so, and beside it the mean time per real
+    # fault and pages per fault are the record's own.
+    got = cells(out, 4)
+    ok = "touch p50" in header and "touch p99" in header
+    for backend in ("shm", "anon"):
+        with open(os.path.join(run_dir, "records", "%s-4k-w4-s16M-pt-footprint.r1.json" % backend)) as f:
+            faults = json.load(f)["results"]["faults"]
+        want = {"ns/fault": human(faults["mean_ns_per_fault"], "ns"),
+                "pages/fault": "%.3g" % faults["pages_per_fault"]}
+        row = got.get("%s 4k" % backend, {})
+        ok = ok and faults["minflt"] > 0 and all(row.get(k) == v for k, v in want.items())
+        if not ok:
+            print("#   %s: want %s, got %s" % (backend, want, row))
+    t.ok(ok, "touch p50/p99 columns; ns/fault and pages/fault are the record's mean_ns_per_fault and "
+         "pages_per_fault")
+    # Records with other values (a page-cache file: one fault maps a large
+    # folio), records without the fields (before December 2026) and a record
+    # without a fault (its 0 is no time per fault).
+    edited = os.path.join(d, "per-fault")
+    shutil.copytree(run_dir, edited)
+
+    def edit(backend, change):
+        path = os.path.join(edited, "records", "%s-4k-w4-s16M-pt-footprint.r1.json" % backend)
+        with open(path) as f:
+            rec = json.load(f)
+        change(rec["results"]["faults"])
+        with open(path, "w") as f:
+            json.dump(rec, f)
+    edit("shm", lambda f: f.update(mean_ns_per_fault=123456.0, pages_per_fault=254.0))
+    edit("anon", lambda f: [f.pop("mean_ns_per_fault"), f.pop("pages_per_fault")])
+    got = cells(tap.run([tool, edited, "--workers", "4"]).stdout, 4)
+    shm, anon = got.get("shm 4k", {}), got.get("anon 4k", {})
+    t.ok(shm.get("ns/fault") == "123.5 us" and shm.get("pages/fault") == "254"
+         and anon.get("ns/fault") == "-" and anon.get("pages/fault") == "-",
+         "edited records: 123.5 us and 254 pages per fault shown; a record without the fields shows '-'", got)
+    edit("shm", lambda f: f.update(minflt=0, majflt=0, mean_ns_per_fault=0, pages_per_fault=0))
+    got = cells(tap.run([tool, edited, "--workers", "4"]).stdout, 4)
+    t.ok(got.get("shm 4k", {}).get("ns/fault") == "-" and got.get("shm 4k", {}).get("pages/fault") == "-"
+         and got.get("shm 4k", {}).get("faults") == "0",
+         "a record without a fault: '-' per fault, not 0 ns", got)
+
     r = tap.run([tool, run_dir, "--workers", "4", "--markdown"])
     t.ok(r.returncode == 0 and "| backend | page |" in r.stdout and ", 1 workers" not in r.stdout
          and "**host, 16 MiB region, pt-footprint, 4 workers; kernel " in r.stdout,
@@ -76,7 +128,6 @@ try:
     t.ok(r.returncode == 0 and "page tables per NUMA node" in r.stdout and len(shm_node) == 1
          and node0 + " (100%)" in shm_node[0], "--per-node: node 0 column is the record's delta (%s)" % node0,
          r.stdout + r.stderr)
-    import shutil
     two = os.path.join(d, "two-nodes")
     shutil.copytree(run_dir, two)
     path = os.path.join(two, "records", "shm-4k-w4-s16M-pt-footprint.r1.json")
