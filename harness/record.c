@@ -3,7 +3,6 @@
  * on stderr, and record_write: JSON (record_schema.c), the same as a CSV
  * row (csv.c), written out by record_files.c.
  */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,10 +142,9 @@ static void page_size_obtained(const struct run_state *rs, struct run_result *r)
 void record_result(const struct run_state *rs, struct run_result *r)
 {
 	const struct workload_ops *wl = rs->cfg.workload;
-	static struct worker_sums s;
+	struct worker_sums s = { 0 };
 
 	memset(r, 0, sizeof(*r));
-	memset(&s, 0, sizeof(s));
 	merge(rs, r, &s);
 	latency_figures(&r->slot.fault_ns, &r->fault);
 	latency_figures(&r->slot.op_ns, &r->op);
