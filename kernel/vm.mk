@@ -17,14 +17,19 @@
 GUEST_DIR      := $(BUILD)/guest
 VM_DIR         := $(BUILD)/vm
 INITRAMFS      := $(VM_DIR)/initramfs.cpio
-GUEST_CFLAGS   := -O2 -g $(CSTD) $(WARN) -static -Ikernel/include -Itests/kernel
+# The conformance tests use the kernel's own kselftest_harness.h, taken from
+# the linux-source-6.1 tarball into build/guest/include (KSFT_HDRS); -isystem:
+# its own code is not held to our -Wextra (its macros in our code are).
+KSFT_DIR       := $(GUEST_DIR)/include
+KSFT_HDRS      := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
+GUEST_CFLAGS   := -O2 -g $(CSTD) $(WARN) -static -Ikernel/include -Itests/kernel -isystem $(KSFT_DIR)
 KTEST_SRCS     := $(wildcard tests/kernel/test-*.c)
 KTEST_BINS     := $(KTEST_SRCS:tests/kernel/%.c=$(GUEST_DIR)/tests/kernel/%)
 # Conformance of the 2025 series (the mshare-2025 flavour): their own guest
 # directory, so the 2022 kernel's conformance run never starts them.
 KTEST25_SRCS   := $(wildcard tests/kernel-2025/test-*.c)
 KTEST25_BINS   := $(KTEST25_SRCS:tests/kernel-2025/%.c=$(GUEST_DIR)/tests/kernel-2025/%)
-KTEST_HDRS     := $(wildcard tests/kernel/*.h) $(wildcard kernel/include/*.h)
+KTEST_HDRS     := $(wildcard tests/kernel/*.h) $(wildcard kernel/include/*.h) $(KSFT_HDRS)
 GUEST_TOOLS    := $(GUEST_DIR)/bin/statx-dax $(GUEST_DIR)/bin/vm-smoke $(GUEST_DIR)/bin/fuzz-mshare
 GUEST_FILES    := $(KTEST_BINS) $(KTEST25_BINS) $(GUEST_TOOLS)
 # The benchmark binary goes in as `make` last built it (make vm does not
@@ -40,6 +45,12 @@ VM_OPTS ?=
 FORCE:
 
 guest-tests: $(GUEST_FILES)
+
+# Both headers come out of one extraction (about 30 s: the tarball is read
+# until they are found); a new linux-source-6.1 package extracts them again.
+$(KSFT_DIR)/kselftest.h: $(KSFT_DIR)/kselftest_harness.h
+$(KSFT_DIR)/kselftest_harness.h: tests/kernel/lib/kselftest-headers.sh $(wildcard /usr/src/linux-source-6.1.tar.xz)
+	tests/kernel/lib/kselftest-headers.sh $(KSFT_DIR)
 
 $(GUEST_DIR)/tests/kernel/%: tests/kernel/%.c $(KTEST_HDRS)
 	@mkdir -p $(dir $@)

@@ -2,7 +2,7 @@
 /*
  * Conformance of the 2025 mshare API (msharefs + ftruncate + ioctl + mmap)
  * on the mshare-2025 kernel flavour (Linux 6.12 + kernel/patches-2025).
- * kselftest style (tests/kernel/ktest.h); runs in the guest only
+ * The kernel's kselftest_harness.h (with tests/kernel/mshare-test.h); runs in the guest only
  * (tests/kernel-2025/conformance.sh).
  *
  * The cases of the series' selftests (tools/testing/selftests/mshare, posted
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
-#include "ktest.h"
+#include "mshare-test.h"
 #include "msharefs-uapi.h"
 
 #define PAGE	4096UL
@@ -99,38 +99,6 @@ static int run_child(void (*fn)(void *), void *arg)
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return -1;
 	return st;
-}
-
-static long status_kb(const char *field)
-{
-	char line[256];
-	long v = -1;
-	size_t n = strlen(field);
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, field, n) == 0 && line[n] == ':')
-			v = strtol(line + n + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
-
-static long meminfo_kb(const char *field)
-{
-	char line[256];
-	long v = -1;
-	size_t n = strlen(field);
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, field, n) == 0 && line[n] == ':')
-			v = strtol(line + n + 1, NULL, 10);
-	fclose(f);
-	return v;
 }
 
 TEST(info_holds_the_alignment)
@@ -275,8 +243,9 @@ TEST(two_processes_share_the_region)
 	st = run_child(sharer, &s);
 	ASSERT_TRUE(WIFEXITED(st));
 	ASSERT_EQ(WEXITSTATUS(st), 0);
-	for (unsigned long i = 0; i < DATA / PAGE; i++)
+	for (unsigned long i = 0; i < DATA / PAGE; i++) {
 		ASSERT_EQ(*(unsigned long *)(p + i * PAGE), 5000 + i);
+	}
 	/* Beyond the mapped object the region holds nothing: SIGSEGV. */
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -302,12 +271,12 @@ TEST(page_tables_are_shared)
 	fd = make_region(path, sizeof(path));
 	ASSERT_SYS(fd);
 	ASSERT_SYS(pipe(pipefd));
-	long pt_before = meminfo_kb("PageTables");
+	long pt_before = mt_meminfo_kb("PageTables");
 	pid_t kids[8];
 	for (int k = 0; k < 8; k++) {
 		kids[k] = fork();
 		if (kids[k] == 0) {
-			long before = status_kb("VmPTE");
+			long before = mt_proc_kb("/proc/self/status", "VmPTE");
 			char *p = map_region(fd, PROT_READ | PROT_WRITE);
 			long sum = 0;
 
@@ -316,7 +285,7 @@ TEST(page_tables_are_shared)
 			for (unsigned long i = 0; i < DATA / PAGE; i++)
 				sum += p[i * PAGE];
 			/* 64 MiB of 4 KiB pages: 128 KiB of PTE pages if private. */
-			long grew = status_kb("VmPTE") - before;
+			long grew = mt_proc_kb("/proc/self/status", "VmPTE") - before;
 			char c;
 			if (read(pipefd[0], &c, 1) != 1) /* hold the mapping */
 				_exit(13);
@@ -325,13 +294,14 @@ TEST(page_tables_are_shared)
 		ASSERT_GT(kids[k], 0);
 	}
 	/* Each holds its mapping until told to exit. */
-	for (int k = 0; k < 8; k++)
+	for (int k = 0; k < 8; k++) {
 		ASSERT_EQ(write(pipefd[1], "x", 1), 1);
+	}
 	for (int k = 0; k < 8; k++) {
 		ASSERT_EQ(waitpid(kids[k], &st, 0), kids[k]);
 		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	}
-	TH_LOG("PageTables before %ld kB, after 8 sharers exited %ld kB", pt_before, meminfo_kb("PageTables"));
+	TH_LOG("PageTables before %ld kB, after 8 sharers exited %ld kB", pt_before, mt_meminfo_kb("PageTables"));
 	close(pipefd[0]);
 	close(pipefd[1]);
 	close(fd);
@@ -488,7 +458,7 @@ TEST(region_has_no_thp)
 	char *p;
 
 	NEED_MSHAREFS();
-	long before = meminfo_kb("ShmemPmdMapped");
+	long before = mt_meminfo_kb("ShmemPmdMapped");
 	if (before < 0)
 		SKIP(return, "no ShmemPmdMapped in /proc/meminfo (no THP)");
 	fd = make_region(path, sizeof(path));
@@ -497,10 +467,10 @@ TEST(region_has_no_thp)
 	ASSERT_TRUE(p != NULL);
 	madvise(p, DATA, MADV_HUGEPAGE);
 	memset(p, 1, DATA);
-	EXPECT_EQ(meminfo_kb("ShmemPmdMapped"), before);
+	EXPECT_EQ(mt_meminfo_kb("ShmemPmdMapped"), before);
 	ASSERT_SYS(munmap(p, align));
 	close(fd);
 	ASSERT_SYS(unlink(path));
 }
 
-TEST_HARNESS_MAIN
+MSHARE_TEST_MAIN

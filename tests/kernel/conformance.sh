@@ -113,7 +113,10 @@ else
 	emit not-ok "kernel: /mnt/pmem is ext4 on an fsdax namespace and its files are DAX ($(grep -E '^(pmem_dev|dax)=' "$out/vm-env.txt" 2>/dev/null | tr '\n' ' '))"
 fi
 
-planned=0 seen=0
+# The binaries' TAP (the kernel's kselftest_harness.h): "ok N fixture.test",
+# "not ok N fixture.test", and "ok N # SKIP reason", which does not name the
+# test: its name comes from the "#  RUN  fixture.test ..." line before it.
+planned=0 seen=0 started=
 if [ -f "$out/kernel-tests.tap" ]; then
 	while IFS= read -r line; do
 		case "$line" in
@@ -122,8 +125,12 @@ if [ -f "$out/kernel-tests.tap" ]; then
 			seen=$((seen + 1))
 			case "$line" in "not ok "*) verdict=not-ok; rest=${line#not ok } ;; *) verdict=ok; rest=${line#ok } ;; esac
 			rest=${rest#* }		# drop the number
-			rest=${rest#- }
+			case "$rest" in "# SKIP"*) rest="$started $rest" ;; esac
 			emit "$verdict" "kernel: $rest"
+			;;
+		"#  RUN "*)
+			started=$(echo "${line#\#  RUN}" | sed 's/^ *//; s/ \.\.\.$//')
+			echo "$line"
 			;;
 		"#"*) echo "$line" ;;
 		esac

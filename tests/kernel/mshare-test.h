@@ -3,6 +3,19 @@
  * Helpers shared by the mshare conformance tests: detection (the tests skip
  * on a kernel without mshare and never issue syscalls 451/452 there), region
  * addresses, helper processes driven over pipes, /proc/meminfo and /dev/kmsg.
+ *
+ * The tests use the kernel's own harness, kselftest_harness.h of
+ * linux-source-6.1 (FIXTURE, TEST_F, ASSERT_* / EXPECT_*, SKIP, TH_LOG;
+ * tests/kernel/lib/kselftest-headers.sh puts it in build/guest/include).
+ * Added here, on top of it:
+ *   ASSERT_SYS(expr) / EXPECT_SYS(expr)   expr must not return -1 (logs errno)
+ *   ASSERT_ERRNO(expr, E) / EXPECT_ERRNO  expr must fail (-1) with errno E
+ *   SETUP_SKIP(fmt, ...)                  SKIP from a FIXTURE_SETUP
+ *   mt_log(fmt, ...)                      a "# " line from code that has no
+ *                                         _metadata (helper processes)
+ *   MSHARE_TEST_MAIN                      TEST_HARNESS_MAIN with a name filter
+ * In a helper process a test forks, report through the exit status, never
+ * ASSERT_* / EXPECT_* (their longjmp lands in the harness's copy of the test).
  */
 #ifndef MSHARE_TEST_H
 #define MSHARE_TEST_H
@@ -14,20 +27,52 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "ktest.h"
+#include "kselftest_harness.h"
 #include "mshare-uapi.h"
+
+/* Logs from code outside a test function (no _metadata for TH_LOG). */
+#define mt_log(fmt, ...) fprintf(stderr, "# " fmt "\n", ##__VA_ARGS__)
+
+/* check is ASSERT or EXPECT; the texts are stringified before expansion */
+#define MT_SYS(check, expr, text) do { \
+	long mt_r_ = (long)(expr); \
+	int mt_e_ = errno; \
+	check##_NE(-1, mt_r_) TH_LOG("%s failed: %s", text, strerror(mt_e_)); \
+} while (0)
+#define ASSERT_SYS(expr) MT_SYS(ASSERT, expr, #expr)
+#define EXPECT_SYS(expr) MT_SYS(EXPECT, expr, #expr)
+
+#define MT_ERRNO(check, expr, err, text, errtext) do { \
+	errno = 0; \
+	long mt_r_ = (long)(expr); \
+	int mt_e_ = errno; \
+	check##_TRUE(mt_r_ == -1 && mt_e_ == (err)) \
+		TH_LOG("expected %s to fail with %s, got %ld (%s)", text, errtext, mt_r_, \
+		       mt_e_ ? strerror(mt_e_) : "no error"); \
+} while (0)
+#define ASSERT_ERRNO(expr, err) MT_ERRNO(ASSERT, expr, err, #expr, #err)
+#define EXPECT_ERRNO(expr, err) MT_ERRNO(EXPECT, expr, err, #expr, #err)
+
+/*
+ * SKIP() in a FIXTURE_SETUP: the 6.1 harness runs the test body after a
+ * skipped setup (later kernels stop there), so this ends the test process
+ * the way the harness reports a skip (exit status 255; the reason is
+ * already in its shared results).  Nothing is set up yet to tear down.
+ */
+#define SETUP_SKIP(fmt, ...) SKIP(_exit(255), fmt, ##__VA_ARGS__)
 
 /* Regions start at 2 TiB, as in the cover letter's example, one mshare unit
  * (PGDIR_SIZE) apart so that tests never overlap. */
 #define MT_BASE (2UL << 40)
 
-/* Skips the calling test unless the kernel has mshare and msharefs is mounted. */
+/* In a FIXTURE_SETUP: skips the test unless the kernel has mshare and
+ * msharefs is mounted. */
 #define REQUIRE_MSHARE(unitp) do { \
 	if (!mshare_kernel_supported()) \
-		SKIP(return, "kernel has no mshare (" MSHARE_SIZE_SYSCTL \
-		     " missing or msharefs not registered)"); \
+		SETUP_SKIP("kernel has no mshare (" MSHARE_SIZE_SYSCTL \
+			   " missing or msharefs not registered)"); \
 	if (!mshare_fs_mounted()) \
-		SKIP(return, "msharefs is not mounted on " MSHARE_FS_DIR); \
+		SETUP_SKIP("msharefs is not mounted on " MSHARE_FS_DIR); \
 	ASSERT_SYS(mshare_read_size_unit(unitp)); \
 } while (0)
 
@@ -93,7 +138,7 @@ static inline void mt_reply(struct mt_peer *p, int c)
 	unsigned char b = (unsigned char)c;
 
 	if (write(p->reply_out, &b, 1) != 1)
-		_exit(KT_FAIL);
+		_exit(1);
 }
 
 /* Forks a helper that runs fn(peer, arg) and exits with its return value.
@@ -192,9 +237,9 @@ static inline int mt_exited_ok(int status)
 static inline void mt_log_status(const char *who, int status)
 {
 	if (WIFSIGNALED(status))
-		TH_LOG("%s killed by signal %d (%s)", who, WTERMSIG(status), strsignal(WTERMSIG(status)));
+		mt_log("%s killed by signal %d (%s)", who, WTERMSIG(status), strsignal(WTERMSIG(status)));
 	else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-		TH_LOG("%s exited with status %d", who, WEXITSTATUS(status));
+		mt_log("%s exited with status %d", who, WEXITSTATUS(status));
 }
 
 /* Writes `size` bytes (a multiple of 1 MiB) to a new file at `path`, the
@@ -249,13 +294,14 @@ static inline int mt_read_info(const char *name, struct mshare_info *info)
 
 /* ---- /proc/meminfo ---- */
 
-/* Value in kB of a /proc/meminfo field, -1 when absent. */
-static inline long mt_meminfo_kb(const char *field)
+/* Value in kB of a "Field: value kB" line of a /proc file (/proc/meminfo,
+ * /proc/self/status), -1 when absent. */
+static inline long mt_proc_kb(const char *file, const char *field)
 {
 	char line[256];
 	size_t flen = strlen(field);
 	long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f = fopen(file, "r");
 
 	if (!f)
 		return -1;
@@ -267,6 +313,11 @@ static inline long mt_meminfo_kb(const char *field)
 	}
 	fclose(f);
 	return v;
+}
+
+static inline long mt_meminfo_kb(const char *field)
+{
+	return mt_proc_kb("/proc/meminfo", field);
 }
 
 /* ---- kernel log ---- */
@@ -310,7 +361,7 @@ static inline int mt_kmsg_problems(int fd)
 
 				if (nl)
 					*nl = '\0';
-				TH_LOG("kernel log: %s", msg);
+				mt_log("kernel log: %s", msg);
 				problems++;
 				break;
 			}
@@ -319,5 +370,50 @@ static inline int mt_kmsg_problems(int fd)
 	close(fd);
 	return problems;
 }
+
+/*
+ * main(): TEST_HARNESS_MAIN's, plus a filter, which the 6.1 harness has not:
+ * argv[1], when given, keeps only the tests whose "fixture.test" name
+ * contains it (KERNEL_TEST_FILTER of tests/kernel/conformance.sh).
+ */
+static inline void mt_filter_tests(const char *filter)
+{
+	char full[512];
+
+	for (struct __fixture_metadata *f = __fixture_list; f; f = f->next) {
+		struct __test_metadata *keep = NULL, *next;
+
+		for (struct __test_metadata *t = f->tests; t; t = next) {
+			next = t->next;
+			snprintf(full, sizeof(full), "%s.%s", f->name, t->name);
+			if (!strstr(full, filter))
+				continue;
+			/* the harness's list: next ends in NULL, only prev is circular */
+			t->next = NULL;
+			if (!keep) {
+				keep = t;
+				t->prev = t;
+			} else {
+				t->prev = keep->prev;
+				keep->prev->next = t;
+				keep->prev = t;
+			}
+		}
+		f->tests = keep;
+	}
+}
+
+#define MSHARE_TEST_MAIN \
+	static void __attribute__((constructor)) __constructor_order_last(void) \
+	{ \
+		if (!__constructor_order) \
+			__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD; \
+	} \
+	int main(int argc, char **argv) \
+	{ \
+		if (argc > 1) \
+			mt_filter_tests(argv[1]); \
+		return test_harness_run(argc, argv); \
+	}
 
 #endif /* MSHARE_TEST_H */

@@ -38,7 +38,8 @@ FIXTURE_TEARDOWN(region)
 }
 
 /* Maps the whole region in the donor and creates it with the given flags. */
-static void create_region(struct kt_fixture_region *self, int oflags, mode_t mode)
+static void create_region(struct __test_metadata *_metadata, FIXTURE_DATA(region) *self,
+			  int oflags, mode_t mode)
 {
 	ASSERT_NE(mt_map_anon_at(self->addr, self->unit), MAP_FAILED);
 	ASSERT_SYS(mshare(self->name, self->addr, self->unit, O_CREAT | O_EXCL | oflags, mode));
@@ -59,15 +60,15 @@ static int cover_letter_consumer(struct mt_peer *p, void *arg)
 	if (mt_next(p) != 'g')
 		return 10;
 	if (mt_read_info(name, &info) != 0) {
-		TH_LOG("consumer: reading %s/%s: %s", MSHARE_FS_DIR, name, strerror(errno));
+		mt_log("consumer: reading %s/%s: %s", MSHARE_FS_DIR, name, strerror(errno));
 		return 11;
 	}
 	if (mshare(name, info.start, info.size, O_RDWR, 0600) != 0) {
-		TH_LOG("consumer: mshare(O_RDWR): %s", strerror(errno));
+		mt_log("consumer: mshare(O_RDWR): %s", strerror(errno));
 		return 12;
 	}
 	if (strcmp((char *)info.start, donor_text) != 0) {
-		TH_LOG("consumer read \"%.40s\" instead of the donor's text", (char *)info.start);
+		mt_log("consumer read \"%.40s\" instead of the donor's text", (char *)info.start);
 		return 13;
 	}
 	strcpy((char *)info.start + 4096, consumer_text);
@@ -84,7 +85,7 @@ TEST_F(region, cover_letter_donor_and_consumer)
 	int status;
 
 	ASSERT_SYS(mt_spawn(&consumer, cover_letter_consumer, self->name));
-	create_region(self, O_RDWR, 0600);
+	create_region(_metadata, self, O_RDWR, 0600);
 	memcpy((char *)self->addr, donor_text, sizeof(donor_text));
 
 	ASSERT_EQ(mt_ask(&consumer, 'g'), 'w');
@@ -126,7 +127,7 @@ TEST_F(region, unaligned_len_is_einval)
 
 TEST_F(region, second_exclusive_create_is_eexist)
 {
-	create_region(self, O_RDWR, 0600);
+	create_region(_metadata, self, O_RDWR, 0600);
 	EXPECT_ERRNO(mshare(self->name, self->addr, self->unit, O_CREAT | O_EXCL | O_RDWR, 0600),
 		     EEXIST);
 	EXPECT_TRUE(mt_file_exists(self->name));
@@ -171,7 +172,7 @@ TEST_F(region, msharefs_file_reads_start_and_size)
 	char path[256];
 	struct stat st;
 
-	create_region(self, O_RDWR, 0600);
+	create_region(_metadata, self, O_RDWR, 0600);
 	ASSERT_SYS(mt_read_info(self->name, &info));
 	EXPECT_EQ(info.start, self->addr);
 	EXPECT_EQ(info.size, self->unit);
@@ -189,7 +190,7 @@ TEST_F(region, msharefs_file_read_reaches_eof)
 	ssize_t first, second;
 	int fd;
 
-	create_region(self, O_RDWR, 0600);
+	create_region(_metadata, self, O_RDWR, 0600);
 	mt_path(path, sizeof(path), self->name);
 	fd = open(path, O_RDONLY);
 	ASSERT_SYS(fd);
@@ -242,7 +243,7 @@ TEST_F(region, msharefs_file_mode_comes_from_mode)
 	struct stat st;
 	unsigned long addr2 = mt_region(self->unit, 1);
 
-	create_region(self, O_RDWR, 0600);
+	create_region(_metadata, self, O_RDWR, 0600);
 	mt_path(path, sizeof(path), self->name);
 	ASSERT_SYS(stat(path, &st));
 	EXPECT_EQ(st.st_mode & 07777, 0600u);
@@ -274,7 +275,7 @@ static int rdonly_consumer(struct mt_peer *p, void *arg)
 	if (mt_read_info(name, &info) != 0)
 		return 11;
 	if (mshare(name, info.start, info.size, O_RDONLY, 0) != 0) {
-		TH_LOG("consumer: mshare(O_RDONLY): %s", strerror(errno));
+		mt_log("consumer: mshare(O_RDONLY): %s", strerror(errno));
 		return 12;
 	}
 	if (strcmp((char *)info.start, donor_text) != 0)
@@ -290,7 +291,7 @@ TEST_F(region, rdonly_consumer_write_faults)
 	int status;
 
 	ASSERT_SYS(mt_spawn(&consumer, rdonly_consumer, self->name));
-	create_region(self, O_RDWR, 0600);
+	create_region(_metadata, self, O_RDWR, 0600);
 	strcpy((char *)self->addr, donor_text);
 	/* 'r' proves the read worked, so the SIGSEGV below comes from the write. */
 	EXPECT_EQ(mt_ask(&consumer, 'g'), 'r');
@@ -317,12 +318,12 @@ static int rdwr_of_rdonly_consumer(struct mt_peer *p, void *arg)
 		return 11;
 	errno = 0;
 	if (mshare(name, info.start, info.size, O_RDWR, 0) != -1 || errno != EPERM) {
-		TH_LOG("consumer: mshare(O_RDWR) of an O_RDONLY region: %s (want EPERM)",
+		mt_log("consumer: mshare(O_RDWR) of an O_RDONLY region: %s (want EPERM)",
 		       errno ? strerror(errno) : "succeeded");
 		return 12;
 	}
 	if (mshare(name, info.start, info.size, O_RDONLY, 0) != 0) {
-		TH_LOG("consumer: mshare(O_RDONLY) of an O_RDONLY region: %s", strerror(errno));
+		mt_log("consumer: mshare(O_RDONLY) of an O_RDONLY region: %s", strerror(errno));
 		return 13;
 	}
 	if (strcmp((char *)info.start, donor_text) != 0)
@@ -347,4 +348,4 @@ TEST_F(region, rdwr_of_rdonly_region_is_eperm)
 	EXPECT_TRUE(mt_exited_ok(status));
 }
 
-TEST_HARNESS_MAIN
+MSHARE_TEST_MAIN

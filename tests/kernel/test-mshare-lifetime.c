@@ -39,7 +39,7 @@ static int donor(struct mt_peer *p, void *arg)
 	if (base == MAP_FAILED)
 		return 10;
 	if (mshare(name, region[0], region[1], O_CREAT | O_EXCL | O_RDWR, 0600) != 0) {
-		TH_LOG("donor: mshare: %s", strerror(errno));
+		mt_log("donor: mshare: %s", strerror(errno));
 		return 11;
 	}
 	for (unsigned long i = 0; i < DATA_SIZE / PAGE; i++)
@@ -67,7 +67,7 @@ static int consumer(struct mt_peer *p, void *arg)
 		case 'a':
 			if (mt_read_info(name, &info) != 0 ||
 			    mshare(name, info.start, info.size, O_RDWR, 0) != 0) {
-				TH_LOG("consumer %d: attach: %s", (int)getpid(), strerror(errno));
+				mt_log("consumer %d: attach: %s", (int)getpid(), strerror(errno));
 				return 10;
 			}
 			base = (char *)info.start;
@@ -124,8 +124,9 @@ TEST_F(lifetime, donor_exit_and_killed_consumer_leave_others_intact)
 		ASSERT_SYS(mt_spawn(&c[i], consumer, self->name));
 	ASSERT_SYS(mt_spawn(&d, donor, self->region));
 	ASSERT_EQ(mt_recv(&d), 'c');
-	for (int i = 0; i < CONSUMERS; i++)
+	for (int i = 0; i < CONSUMERS; i++) {
 		ASSERT_EQ(mt_ask(&c[i], 'a'), 'r');
+	}
 
 	/* The donor exits without unlinking; consumer 0 is killed. */
 	ASSERT_EQ(mt_ask(&d, 'x'), -1);
@@ -137,11 +138,13 @@ TEST_F(lifetime, donor_exit_and_killed_consumer_leave_others_intact)
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 
 	/* The others still read the donor's data, and see each other's writes. */
-	for (int i = 1; i < CONSUMERS; i++)
+	for (int i = 1; i < CONSUMERS; i++) {
 		EXPECT_EQ(mt_ask(&c[i], 'v'), 'r');
+	}
 	EXPECT_EQ(mt_ask(&c[1], 'w'), 'r');
-	for (int i = 2; i < CONSUMERS; i++)
+	for (int i = 2; i < CONSUMERS; i++) {
 		EXPECT_EQ(mt_ask(&c[i], 's'), 'r');
+	}
 	EXPECT_TRUE(mt_file_exists(self->name));
 
 	/* The remaining consumers detach; the file must outlive all but the
@@ -184,8 +187,9 @@ TEST_F(lifetime, consumer_exit_without_unlink_keeps_region)
 		ASSERT_SYS(mt_spawn(&c[i], consumer, self->name));
 	ASSERT_SYS(mt_spawn(&d, donor, self->region));
 	ASSERT_EQ(mt_recv(&d), 'c');
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		ASSERT_EQ(mt_ask(&c[i], 'a'), 'r');
+	}
 	status = mt_finish(&c[0]);		/* EOF: exits, no unlink */
 	EXPECT_TRUE(mt_exited_ok(status));
 	EXPECT_EQ(mt_ask(&c[1], 'v'), 'r');
@@ -203,4 +207,4 @@ TEST_F(lifetime, consumer_exit_without_unlink_keeps_region)
 	}
 }
 
-TEST_HARNESS_MAIN
+MSHARE_TEST_MAIN

@@ -11,6 +11,8 @@
  */
 #include <sys/statfs.h>
 
+#include <time.h>
+
 #include "mshare-test.h"
 
 #ifndef STATX_ATTR_DAX
@@ -151,7 +153,7 @@ static int mshare_sharer(struct mt_peer *p, void *arg)
 	if (mt_read_info(name, &info) != 0)
 		return 11;
 	if (mshare(name, info.start, info.size, O_RDWR, 0) != 0) {
-		TH_LOG("consumer %d: mshare: %s", (int)getpid(), strerror(errno));
+		mt_log("consumer %d: mshare: %s", (int)getpid(), strerror(errno));
 		return 12;
 	}
 	mt_reply(p, check_pattern((const char *)info.start, shared_size, 1) < 0 ? 'r' : 'f');
@@ -280,7 +282,7 @@ static int dax_consumer(struct mt_peer *p, void *arg)
 	if (mt_read_info(name, &info) != 0)
 		return 11;
 	if (mshare(name, info.start, info.size, O_RDWR, 0) != 0) {
-		TH_LOG("consumer: mshare: %s", strerror(errno));
+		mt_log("consumer: mshare: %s", strerror(errno));
 		return 12;
 	}
 	base = (char *)info.start;
@@ -352,4 +354,4 @@ TEST_F(sharing, dax_file_in_region_is_shared_and_reads_back)
 	close(fd);
 }
 
-TEST_HARNESS_MAIN
+MSHARE_TEST_MAIN
