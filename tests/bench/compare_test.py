@@ -1,10 +1,12 @@
+import sys
 import csv
 import io
 import json
 import glob
 import os
 
-import tap
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import tap  # noqa: E402
 
 t = tap.Tap()
 why = tap.harness_missing()

@@ -1,9 +1,11 @@
+import sys
 import glob
 import json
 import os
 import shutil
 
-import tap
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import tap  # noqa: E402
 
 t = tap.Tap()
 TOOL = os.path.join(tap.ROOT, "bench", "headline")

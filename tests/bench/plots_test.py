@@ -1,8 +1,10 @@
 import json
+import sys
 import os
 import shutil
 
-import tap
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import tap  # noqa: E402
 
 
 

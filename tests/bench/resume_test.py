@@ -1,3 +1,4 @@
+import sys
 import fcntl
 import glob
 import os
@@ -5,7 +6,8 @@ import signal
 import subprocess
 import time
 
-import tap
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import tap  # noqa: E402
 
 t = tap.Tap()
 why = tap.harness_missing()

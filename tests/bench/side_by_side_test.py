@@ -1,9 +1,11 @@
+import sys
 import json
 import os
 import re
 import shutil
 
-import tap
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import tap  # noqa: E402
 from runrecords import human
 
 t = tap.Tap()

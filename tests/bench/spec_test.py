@@ -1,8 +1,10 @@
+import sys
 import glob
 import os
 import subprocess
 
-import tap
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import tap  # noqa: E402
 import sweepspec
 
 t = tap.Tap()

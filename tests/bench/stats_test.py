@@ -1,6 +1,9 @@
+import os
+import sys
 import math
 
-import tap
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import tap  # noqa: E402
 import welch
 
 t = tap.Tap()

@@ -14,9 +14,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 
 if [ "${MSHARE_2025_TESTS:-0}" != 1 ]; then
-	echo "ok 1 - mshare-2025 conformance # SKIP the mshare-2025 kernel is not in the kernel cache (make test runs this tier when it is; make test-2025 builds it, see kernel/README.md)"
-	echo "1..1"
-	exit 0
+	. tests/lib/tap.sh
+	skip "mshare-2025 conformance" "the mshare-2025 kernel is not in the kernel cache (make test runs this tier when it is; make test-2025 builds it, see kernel/README.md)"
+	finish
 fi
 KERNEL_TEST_IMAGE=${KERNEL_TEST_IMAGE:-build/kernel-2025/bzImage} \
 KERNEL_TEST_DIR=/guest/tests/kernel-2025 \

@@ -20,14 +20,13 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 
+. tests/lib/tap.sh
 . tests/kernel/lib/guest.sh
 guest_require "kernel conformance"
 
 image=${KERNEL_TEST_IMAGE:-build/kernel/bzImage}
 if [ ! -f "$image" ]; then
-	echo "not ok 1 - kernel conformance: no kernel image at $image (KERNEL_TEST_IMAGE)"
-	echo "1..1"
-	exit 1
+	bail "kernel conformance: no kernel image at $image (KERNEL_TEST_IMAGE)"
 fi
 prefix=${KERNEL_TEST_OUT:-build/vm/conformance}
 mkdir -p "$(dirname "$prefix")"
@@ -37,9 +36,8 @@ out=$(mktemp -d "$prefix.XXXXXX") || exit 1
 chmod 755 "$out"
 ln -sfn "${out##*/}" "$prefix-latest"
 if ! make -s --no-print-directory guest-tests initramfs >"$out/build.log" 2>&1; then
-	echo "not ok 1 - kernel conformance: building the guest tests or the initramfs failed"
 	sed 's/^/# /' "$out/build.log"
-	exit 1
+	bail "kernel conformance: building the guest tests or the initramfs failed"
 fi
 
 filter=${KERNEL_TEST_FILTER:-}
@@ -50,9 +48,7 @@ for kv in ${KERNEL_TEST_GUEST_ENV:-}; do
 	*) bad=1 ;;
 	esac
 	if [ "$bad" = 1 ]; then
-		echo "not ok 1 - kernel conformance: KERNEL_TEST_GUEST_ENV word '$kv' is not NAME=VALUE (letters, digits, _.,:/-)"
-		echo "1..1"
-		exit 1
+		bail "kernel conformance: KERNEL_TEST_GUEST_ENV word '$kv' is not NAME=VALUE (letters, digits, _.,:/-)"
 	fi
 	guest_env="$guest_env export $kv;"
 done
@@ -87,30 +83,18 @@ wait $vm_pid
 vm_rc=$?
 trap - TERM INT
 
-n=0 failed=0 passed=0 skipped=0
-emit() {	# emit ok|not-ok DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		case "$2" in *"# SKIP"*) skipped=$((skipped + 1)) ;; *) passed=$((passed + 1)) ;; esac
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-	fi
-}
-
 timing=$(sed -n 's/^boot_to_shell_s=//p' "$out/vm-timing.txt" 2>/dev/null)
 case $vm_rc in
-124) emit not-ok "kernel: guest finished in time (it hung; console log in $out/console.log)" ;;
-125) emit not-ok "kernel: guest kernel log free of panic, BUG, Oops and WARNING (see $out/console.log, $out/dmesg.txt)" ;;
-126) emit not-ok "kernel: guest booted and reported a result (see $out/console.log)" ;;
-*) emit ok "kernel: guest booted (boot-to-shell ${timing:-?} s), ran the tests, kernel log clean" ;;
+124) not_ok "kernel: guest finished in time (it hung; console log in $out/console.log)" ;;
+125) not_ok "kernel: guest kernel log free of panic, BUG, Oops and WARNING (see $out/console.log, $out/dmesg.txt)" ;;
+126) not_ok "kernel: guest booted and reported a result (see $out/console.log)" ;;
+*) ok "kernel: guest booted (boot-to-shell ${timing:-?} s), ran the tests, kernel log clean" ;;
 esac
 
 if grep -q '^dax=1' "$out/vm-env.txt" 2>/dev/null; then
-	emit ok "kernel: /mnt/pmem is ext4 on an fsdax namespace and its files are DAX"
+	ok "kernel: /mnt/pmem is ext4 on an fsdax namespace and its files are DAX"
 else
-	emit not-ok "kernel: /mnt/pmem is ext4 on an fsdax namespace and its files are DAX ($(grep -E '^(pmem_dev|dax)=' "$out/vm-env.txt" 2>/dev/null | tr '\n' ' '))"
+	not_ok "kernel: /mnt/pmem is ext4 on an fsdax namespace and its files are DAX ($(grep -E '^(pmem_dev|dax)=' "$out/vm-env.txt" 2>/dev/null | tr '\n' ' '))"
 fi
 
 # The binaries' TAP (the kernel's kselftest_harness.h): "ok N fixture.test",
@@ -126,7 +110,7 @@ if [ -f "$out/kernel-tests.tap" ]; then
 			case "$line" in "not ok "*) verdict=not-ok; rest=${line#not ok } ;; *) verdict=ok; rest=${line#ok } ;; esac
 			rest=${rest#* }		# drop the number
 			case "$rest" in "# SKIP"*) rest="$started $rest" ;; esac
-			emit "$verdict" "kernel: $rest"
+			result "$verdict" "kernel: $rest"
 			;;
 		"#  RUN "*)
 			started=$(echo "${line#\#  RUN}" | sed 's/^ *//; s/ \.\.\.$//')
@@ -137,9 +121,8 @@ if [ -f "$out/kernel-tests.tap" ]; then
 	done <"$out/kernel-tests.tap"
 fi
 if [ "$seen" -lt "$planned" ] || [ "$seen" = 0 ]; then
-	emit not-ok "kernel: every planned test reported ($seen of $planned)"
+	not_ok "kernel: every planned test reported ($seen of $planned)"
 fi
 
-echo "1..$n"
-echo "# kernel conformance: $passed passed, $failed failed, $skipped skipped (boot-to-shell ${timing:-?} s)"
-[ "$failed" = 0 ]
+echo "# kernel conformance: $TAP_PASSED passed, $TAP_FAILED failed, $TAP_SKIPPED skipped (boot-to-shell ${timing:-?} s)"
+finish

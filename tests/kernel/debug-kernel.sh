@@ -30,20 +30,14 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 
+. tests/lib/tap.sh
 . tests/kernel/lib/guest.sh
-n=0 failed=0
-tap() {	# tap ok|not-ok DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-finish() { echo "1..$n"; [ "$failed" = 0 ]; exit; }
 
 # Part of the default `make test`; MSHARE_SKIP_DEBUG=1 is the explicit
 # opt-out (README, Tests: what a cold build of the debug flavour costs).
 if [ "${MSHARE_SKIP_DEBUG:-0}" = 1 ]; then
-	echo "ok 1 - debug kernel tier # SKIP MSHARE_SKIP_DEBUG=1 (make test-debug runs it)"
-	echo "1..1"
-	exit 0
+	skip "debug kernel tier" "MSHARE_SKIP_DEBUG=1 (make test-debug runs it)"
+	finish
 fi
 guest_require "debug kernel"
 
@@ -53,7 +47,7 @@ fuzz_seed=${FUZZ_SEED:-1}
 # are not on main (fuzz-mshare --help): private (item 1), mbind (item 2),
 # readonly (item 6).  Patches 0015-0026 fixed all three: nothing is left out.
 fuzz_avoid=${FUZZ_AVOID:-}
-case "$fuzz_seconds$fuzz_seed" in *[!0-9]*|"") echo "not ok 1 - FUZZ_SECONDS='$fuzz_seconds' FUZZ_SEED='$fuzz_seed' must be integers"; echo "1..1"; exit 1 ;; esac
+case "$fuzz_seconds$fuzz_seed" in *[!0-9]*|"") bail "FUZZ_SECONDS='$fuzz_seconds' FUZZ_SEED='$fuzz_seed' must be integers" ;; esac
 
 mkdir -p build/vm
 image=${DEBUG_KERNEL_IMAGE:-build/kernel-debug/bzImage}
@@ -62,13 +56,13 @@ config=$(dirname "$image")/config
 # ---- 1. the image ----
 blog=$(mktemp build/vm/debug-kernel-build.XXXXXX.log) || exit 1
 if [ -n "${DEBUG_KERNEL_IMAGE:-}" ] && [ -f "$image" ]; then
-	tap ok "debug kernel image $image (DEBUG_KERNEL_IMAGE, not built here)"
+	ok "debug kernel image $image (DEBUG_KERNEL_IMAGE, not built here)"
 	rm -f "$blog"
 elif kernel/build.sh --debug >"$blog" 2>&1 && [ -f "$image" ]; then
-	tap ok "debug kernel image $image ($(sed -n 's/^build_seconds //p' build/kernel-debug/info) s to build, key $(cat build/kernel-debug/key))"
+	ok "debug kernel image $image ($(sed -n 's/^build_seconds //p' build/kernel-debug/info) s to build, key $(cat build/kernel-debug/key))"
 	rm -f "$blog"
 else
-	tap not-ok "debug kernel image: kernel/build.sh --debug failed (log $blog)"
+	not_ok "debug kernel image: kernel/build.sh --debug failed (log $blog)"
 	tail -n 20 "$blog" | sed 's/^/# /'
 	finish
 fi
@@ -78,9 +72,9 @@ for opt in KASAN KASAN_GENERIC PROVE_LOCKING DEBUG_VM DEBUG_VM_PGTABLE SLUB_DEBU
 	grep -qx "CONFIG_$opt=y" "$config" || missing="$missing $opt"
 done
 if [ -z "$missing" ]; then
-	tap ok "debug kernel config has KASAN, PROVE_LOCKING, DEBUG_VM(_PGTABLE), SLUB_DEBUG_ON, DEBUG_LIST, PAGE_TABLE_CHECK(_ENFORCED), DETECT_HUNG_TASK ($(sed -n 's/^CONFIG_DEFAULT_HUNG_TASK_TIMEOUT=//p' "$config") s)"
+	ok "debug kernel config has KASAN, PROVE_LOCKING, DEBUG_VM(_PGTABLE), SLUB_DEBUG_ON, DEBUG_LIST, PAGE_TABLE_CHECK(_ENFORCED), DETECT_HUNG_TASK ($(sed -n 's/^CONFIG_DEFAULT_HUNG_TASK_TIMEOUT=//p' "$config") s)"
 else
-	tap not-ok "debug kernel config lacks:$missing"
+	not_ok "debug kernel config lacks:$missing"
 fi
 
 # vm OUTVAR BUDGET_SECONDS RUN.SH-ARGS...: one guest run on the debug image;
@@ -106,7 +100,7 @@ show_failure() {	# show_failure DIR: run.sh's verdict, as TAP comments
 }
 
 if ! make -s --no-print-directory guest-tests initramfs >build/vm/debug-kernel-make.log 2>&1; then
-	tap not-ok "building the guest programs and the initramfs (build/vm/debug-kernel-make.log)"
+	not_ok "building the guest programs and the initramfs (build/vm/debug-kernel-make.log)"
 	sed 's/^/# /' build/vm/debug-kernel-make.log | tail -n 20
 	finish
 fi
@@ -124,24 +118,24 @@ wait'
 rc=$?
 if grep -q 'KernelAddressSanitizer initialized' "$hung/kmsg.txt" 2>/dev/null &&
 	grep -q 'Lock dependency validator' "$hung/kmsg.txt" 2>/dev/null; then
-	tap ok "debug kernel boots with KASAN and lockdep active (boot-to-shell $(sed -n 's/^boot_to_shell_s=//p' "$hung/vm-timing.txt") s)"
+	ok "debug kernel boots with KASAN and lockdep active (boot-to-shell $(sed -n 's/^boot_to_shell_s=//p' "$hung/vm-timing.txt") s)"
 else
-	tap not-ok "debug kernel boots with KASAN and lockdep active (no 'KernelAddressSanitizer initialized' / 'Lock dependency validator' in $hung/kmsg.txt; run.sh $rc)"
+	not_ok "debug kernel boots with KASAN and lockdep active (no 'KernelAddressSanitizer initialized' / 'Lock dependency validator' in $hung/kmsg.txt; run.sh $rc)"
 fi
 if [ "$rc" = 125 ] && grep -q 'blocked for more than 5 seconds' "$hung/kmsg.txt" &&
 	kernel/vm/run.sh --check-logs "$hung" 2>/dev/null; then
-	tap ok "a real hung task (write to a frozen ext4) is reported and fails a --fail-on-warning run (125), not a run without it"
+	ok "a real hung task (write to a frozen ext4) is reported and fails a --fail-on-warning run (125), not a run without it"
 else
-	tap not-ok "a real hung task (write to a frozen ext4) is reported and fails a --fail-on-warning run (run.sh $rc, $hung)"
+	not_ok "a real hung task (write to a frozen ext4) is reported and fails a --fail-on-warning run (run.sh $rc, $hung)"
 	show_failure "$hung"
 fi
 # 600 s: under heavy host load the debug guest took 187 s to boot (kernel/README.md)
 vm crash 600 --mem 1G --no-pmem -- 'echo c >/proc/sysrq-trigger || exit 3; sleep 600'
 rc=$?
 if [ "$rc" = 125 ] && grep -q 'sysrq triggered crash' "$crash/console.log"; then
-	tap ok "a real kernel crash (echo c >/proc/sysrq-trigger) fails the run (125)"
+	ok "a real kernel crash (echo c >/proc/sysrq-trigger) fails the run (125)"
 else
-	tap not-ok "a real kernel crash (echo c >/proc/sysrq-trigger) fails the run (run.sh $rc, $crash)"
+	not_ok "a real kernel crash (echo c >/proc/sysrq-trigger) fails the run (run.sh $rc, $crash)"
 	show_failure "$crash"
 fi
 
@@ -162,14 +156,14 @@ while IFS= read -r line; do
 		case "$line" in "not ok "*) v=not-ok; rest=${line#not ok } ;; *) v=ok; rest=${line#ok } ;; esac
 		rest=${rest#* }
 		rest=${rest#- }
-		tap "$v" "debug: $rest"
+		result "$v" "debug: $rest"
 		relayed=$((relayed + 1))
 		;;
 	"# kernel conformance:"*) echo "# debug $line" ;;
 	esac
 done <"$conf_log"
 if [ "$relayed" = 0 ] || { [ "$conf_rc" != 0 ] && ! grep -q '^not ok' "$conf_log"; }; then
-	tap not-ok "debug: conformance tests ran and reported (status $conf_rc, log $conf_log)"
+	not_ok "debug: conformance tests ran and reported (status $conf_rc, log $conf_log)"
 fi
 
 # ---- 4. the fuzzer, fixed seed ----
@@ -180,9 +174,9 @@ calls=$(sed -n 's/^fuzz-mshare: \([0-9]*\) calls in .*/\1/p' "$fuzz/console.log"
 tr -d '\r' <"$fuzz/console.log" | grep -E '^fuzz-mshare: ( +[a-z_]+ +[0-9]+:|worker ends|[0-9]+ msharefs|FAIL)' |
 	sed 's/^/# /'
 if [ "$rc" = 0 ] && [ -n "$calls" ] && [ "$calls" -gt 0 ]; then
-	tap ok "fuzz-mshare --seed $fuzz_seed --seconds $fuzz_seconds${fuzz_avoid:+ --avoid $fuzz_avoid}: $calls calls, kernel log clean ($fuzz)"
+	ok "fuzz-mshare --seed $fuzz_seed --seconds $fuzz_seconds${fuzz_avoid:+ --avoid $fuzz_avoid}: $calls calls, kernel log clean ($fuzz)"
 else
-	tap not-ok "fuzz-mshare --seed $fuzz_seed --seconds $fuzz_seconds${fuzz_avoid:+ --avoid $fuzz_avoid}: ${calls:-no} calls, run.sh $rc (124 hang, 125 kernel report, 1 a worker stalled; $fuzz)"
+	not_ok "fuzz-mshare --seed $fuzz_seed --seconds $fuzz_seconds${fuzz_avoid:+ --avoid $fuzz_avoid}: ${calls:-no} calls, run.sh $rc (124 hang, 125 kernel report, 1 a worker stalled; $fuzz)"
 	show_failure "$fuzz"
 fi
 
@@ -195,10 +189,10 @@ mshare-bench run --backend mshare --workers 4 --size 64M --workload verify --qui
 ls -A /sys/fs/mshare >/out/leftover.txt"
 rc=$?
 if [ "$rc" = 0 ]; then
-	tap ok "debug: short head-to-head (mshare and MAP_SHARED DAX 4K, 10 workers; verify, 4 workers) runs with a clean kernel log"
-	python3 - "$h2h" "$n" <<'PY' || failed=$((failed + 1))
+	ok "debug: short head-to-head (mshare and MAP_SHARED DAX 4K, 10 workers; verify, 4 workers) runs with a clean kernel log"
+	figures=$(python3 - "$h2h" <<'PY'
 import json, os, sys
-out, n = sys.argv[1], int(sys.argv[2])
+out = sys.argv[1]
 def rec(name):
     with open(os.path.join(out, name)) as f:
         return json.load(f)
@@ -207,13 +201,14 @@ d = rec("dax4k.json")["results"]["pagetables"]["region_bytes_per_worker"]
 c = rec("verify.json")["results"]["workload"]["counters"]
 left = open(os.path.join(out, "leftover.txt")).read().split()
 ok = d > 0 and m < d and c["pages_checked"] > 0 and c["mismatches"] == 0 and not left
-print(("ok" if ok else "not ok") + " %d - debug: head-to-head figures: mshare region page tables %d B/worker < DAX 4K %d B; verify %d pages, %d mismatches; msharefs left %s"
-      % (n + 1, m, d, c["pages_checked"], c["mismatches"], left))
+print("debug: head-to-head figures: mshare region page tables %d B/worker < DAX 4K %d B; verify %d pages, %d mismatches; msharefs left %s"
+      % (m, d, c["pages_checked"], c["mismatches"], left))
 sys.exit(0 if ok else 1)
 PY
-	n=$((n + 1))
+)
+	check_status $? "${figures:-debug: head-to-head figures could not be read from $h2h}"
 else
-	tap not-ok "debug: short head-to-head runs with a clean kernel log (run.sh $rc, $h2h)"
+	not_ok "debug: short head-to-head runs with a clean kernel log (run.sh $rc, $h2h)"
 	show_failure "$h2h"
 fi
 finish

@@ -9,16 +9,9 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 fuzz=build/guest/bin/fuzz-mshare
-n=0 failed=0
-check() {	# check DESCRIPTION COMMAND...
-	desc=$1; shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $desc"; else echo "not ok $n - $desc"; failed=$((failed + 1)); fi
-}
+. tests/lib/tap.sh
 if ! make -s --no-print-directory "$fuzz" >/dev/null 2>&1 || [ ! -x "$fuzz" ]; then
-	echo "not ok 1 - building $fuzz"
-	echo "1..1"
-	exit 1
+	bail "building $fuzz"
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fuzz-dry.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -57,6 +50,5 @@ check "every mshare call failed with ENOSYS in the dry run" \
 	grep -qE '^fuzz-mshare: +mshare_random +([0-9]+): ENOSYS=\1$' "$tmp/out"
 faults=$(sed -n 's/^fuzz-mshare: worker ends:.*\(Segmentation fault\|Bus error\)=\([0-9]*\).*/\2/p' "$tmp/out")
 check "no worker died of an unguarded fault (${faults:-0})" [ -z "$faults" ]
-[ "$failed" = 0 ] || sed 's/^/# /' "$tmp/out" | tail -n 30
-echo "1..$n"
-[ "$failed" = 0 ]
+[ "$TAP_FAILED" = 0 ] || sed 's/^/# /' "$tmp/out" | tail -n 30
+finish

@@ -18,14 +18,14 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
+. tests/lib/tap.sh
 . tests/kernel/lib/guest.sh
 guest_require "head-to-head in the guest"
 mkdir -p build/vm
 out=$(mktemp -d build/vm/head-to-head.XXXXXX) || exit 1
 chmod 755 "$out"
 if ! make -s --no-print-directory initramfs >"$out.build.log" 2>&1; then
-	echo "not ok 1 - head-to-head: building the initramfs failed"
-	exit 1
+	bail "head-to-head: building the initramfs failed"
 fi
 common="--workers 100 --size 64M --page 4k --workload pt-footprint --quiet"
 echo "# head-to-head: booting the patched kernel under QEMU (TCG); the runs take a few minutes (log $out.vm.log)"
@@ -69,59 +69,55 @@ wait $vm_pid
 rc=$?
 trap - TERM INT
 if [ $rc -ne 0 ]; then
-	echo "not ok 1 - head-to-head runs in the guest (run.sh exit $rc, log $out.vm.log)"
+	not_ok "head-to-head runs in the guest (run.sh exit $rc, log $out.vm.log)"
 	tail -20 "$out.vm.log" | sed 's/^/# /'
-	exit 1
+	finish
 fi
-echo "ok 1 - head-to-head runs in the guest"
-python3 - "$out" <<'PY'
+ok "head-to-head runs in the guest"
+python3 - "$out" "$TAP_N" <<'PY'
 import json, os, sys
+sys.path.insert(0, "tests/lib")
+import tap
 out = sys.argv[1]
+t = tap.Tap(start=int(sys.argv[2]))
 def rec(name):
     with open(os.path.join(out, name)) as f:
         return json.load(f)
 ms, dax, ver = rec("mshare.json"), rec("dax4k.json"), rec("verify.json")
 m = ms["results"]["pagetables"]["region_bytes_per_worker"]
 d = dax["results"]["pagetables"]["region_bytes_per_worker"]
-n = 2
 ok = d > 0 and m <= d / 100
-print(("ok" if ok else "not ok") + " %d - mshare region page tables per worker %d B <= 1%% of MAP_SHARED DAX 4K's %d B" % (n, m, d)); n += 1
+t.ok(ok, "mshare region page tables per worker %d B <= 1%% of MAP_SHARED DAX 4K's %d B" % (m, d))
 ok_dax = dax["results"].get("dax") is True and ms["results"].get("dax") is True
-print(("ok" if ok_dax else "not ok") + " %d - both runs were on a DAX file" % n); n += 1
+t.ok(ok_dax, "both runs were on a DAX file")
 c = ver["results"]["workload"]["counters"]
 ok_v = c["pages_checked"] > 0 and c["mismatches"] == 0
-print(("ok" if ok_v else "not ok") + " %d - data written by one mshare worker is read by the others (%d pages checked, %d mismatches)" % (n, c["pages_checked"], c["mismatches"])); n += 1
+t.ok(ok_v, "data written by one mshare worker is read by the others (%d pages checked, %d mismatches)" % (c["pages_checked"], c["mismatches"]))
 left = open(os.path.join(out, "leftover.txt")).read().split()
-print(("ok" if not left else "not ok") + " %d - no msharefs entry left after the runs %s" % (n, left)); n += 1
-ok_pages = True
+t.ok(not left, "no msharefs entry left after the runs %s" % (left,))
 for name, want in (("dax4k.json", 4096), ("dax2m.json", 2 << 20)):
     r = rec(name)["results"]
     got = r["page_size_bytes"]
     ok_p = got == want and r["page_probe"].startswith("probe:") and r["page_size_mixed"] is False
-    print(("ok" if ok_p else "not ok") + " %d - %s: page size recorded %d B, expected %d B, not mixed (%s)" % (n, name, got, want, r["page_probe"])); n += 1
-    ok_pages = ok_pages and ok_p
+    t.ok(ok_p, "%s: page size recorded %d B, expected %d B, not mixed (%s)" % (name, got, want, r["page_probe"]))
 d2 = rec("dax2m.json")["results"]["pagetables"]["region_bytes_per_worker"]
 ok_pt = d2 < d / 10
-print(("ok" if ok_pt else "not ok") + " %d - DAX 2 MiB mappings need far fewer page tables than 4 KiB ones (%d B vs %d B per worker)" % (n, d2, d)); n += 1
-ok_pages = ok_pages and ok_pt
+t.ok(ok_pt, "DAX 2 MiB mappings need far fewer page tables than 4 KiB ones (%d B vs %d B per worker)" % (d2, d))
 big = rec("big.json")
 ok_big = (big["preflight"]["estimated_pt_bytes_per_worker"] == 0 and big["results"]["workers_measured"] == 500
           and big["results"]["pagetables"]["region_bytes_per_worker"] == 0)
-print(("ok" if ok_big else "not ok") + " %d - 500 mshare workers over 2 GiB pass the memory pre-flight (page tables expected once) and run" % n); n += 1
+t.ok(ok_big, "500 mshare workers over 2 GiB pass the memory pre-flight (page tables expected once) and run")
 rc_file = open(os.path.join(out, "big-file.rc")).read().strip()
 err_file = open(os.path.join(out, "big-file.err")).read()
 ok_ref = rc_file == "1" and "MemAvailable" in err_file and not os.path.exists(os.path.join(out, "big-file.json"))
-print(("ok" if ok_ref else "not ok") + " %d - the same as plain MAP_SHARED 4 KiB is refused by the pre-flight (exit %s)" % (n, rc_file)); n += 1
-ok_stop = True
+t.ok(ok_ref, "the same as plain MAP_SHARED 4 KiB is refused by the pre-flight (exit %s)" % (rc_file,))
 for how, want_rc in (("INT", "130"), ("KILL", "137")):
     rc_s = open(os.path.join(out, "stopped-%s.rc" % how)).read().strip()
     left_s = open(os.path.join(out, "stopped-%s.left" % how)).read().split()
     no_rec = not os.path.exists(os.path.join(out, "stopped-%s.json" % how))
     during = open(os.path.join(out, "stopped-%s.during" % how)).read().split()
     ok_s = len(during) == 1 and rc_s == want_rc and not left_s and no_rec
-    print(("ok" if ok_s else "not ok") + " %d - SIG%s during a 200-worker mshare run (msharefs then held %s): exit %s, no record, nothing left in msharefs or /mnt/pmem %s" % (n, how, during, rc_s, left_s)); n += 1
-    ok_stop = ok_stop and ok_s
-ok_persist = True
+    t.ok(ok_s, "SIG%s during a 200-worker mshare run (msharefs then held %s): exit %s, no record, nothing left in msharefs or /mnt/pmem %s" % (how, during, rc_s, left_s))
 for name in ("oltp-mshare.json", "oltp-dax.json"):
     r = rec(name)["results"]
     w = r["workload"]
@@ -129,7 +125,6 @@ for name in ("oltp-mshare.json", "oltp-dax.json"):
     ok_o = (r["persist"] == "pmem" and r["map_sync"] is True and w["persist_path"] == "pmem" and
             c["persist_pmem_workers"] == 4 and c["persist_msync_workers"] == 0 and
             c["checksum_failures"] == 0 and c["verified_foreign"] > 0)
-    print(("ok" if ok_o else "not ok") + " %d - %s: DAX mapped MAP_SYNC (%s), every worker persisted with pmem_persist (%d pmem, %d msync), %d checksum failures, %d foreign blocks verified; why: %s" % (n, name, r["map_sync"], c["persist_pmem_workers"], c["persist_msync_workers"], c["checksum_failures"], c["verified_foreign"], r["persist_why"])); n += 1
-    ok_persist = ok_persist and ok_o
-sys.exit(0 if ok and ok_dax and ok_v and not left and ok_pages and ok_big and ok_ref and ok_stop and ok_persist else 1)
+    t.ok(ok_o, "%s: DAX mapped MAP_SYNC (%s), every worker persisted with pmem_persist (%d pmem, %d msync), %d checksum failures, %d foreign blocks verified; why: %s" % (name, r["map_sync"], c["persist_pmem_workers"], c["persist_msync_workers"], c["checksum_failures"], c["verified_foreign"], r["persist_why"]))
+t.done()
 PY

@@ -17,14 +17,14 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
+. tests/lib/tap.sh
 . tests/kernel/lib/guest.sh
 guest_require "NUMA in a 2-node guest"
 mkdir -p build/vm
 out=$(mktemp -d build/vm/numa-guest.XXXXXX) || exit 1
 chmod 755 "$out"
 if ! make -s --no-print-directory initramfs >"$out.build.log" 2>&1; then
-	echo "not ok 1 - numa-guest: building the initramfs failed"
-	exit 1
+	bail "numa-guest: building the initramfs failed"
 fi
 c="--size 64M --page 4k --workload pt-footprint --quiet"
 echo "# numa-guest: booting a 2-node guest under QEMU (TCG); a few minutes (log $out.vm.log)"
@@ -43,74 +43,71 @@ cat /sys/devices/system/node/node*/hugepages/hugepages-2048kB/nr_hugepages >/out
 " >"$out.vm.log" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then
-	echo "not ok 1 - the NUMA runs in a 2-node guest (run.sh exit $rc, log $out.vm.log)"
+	not_ok "the NUMA runs in a 2-node guest (run.sh exit $rc, log $out.vm.log)"
 	tail -20 "$out.vm.log" | sed 's/^/# /'
-	echo "1..1"
-	exit 1
+	finish
 fi
-echo "ok 1 - the NUMA runs in a 2-node guest"
-python3 - "$out" <<'PY'
+ok "the NUMA runs in a 2-node guest"
+python3 - "$out" "$TAP_N" <<'PY'
 import json, os, sys
+sys.path.insert(0, "tests/lib")
+import tap
 out = sys.argv[1]
-n = 1
-failed = 0
-def check(what, cond):
-    global n, failed
-    n += 1
-    print(("ok" if cond else "not ok"), n, "-", what)
-    failed += not cond
+t = tap.Tap(start=int(sys.argv[2]))
 def rec(name):
     with open(os.path.join(out, name)) as f:
         return json.load(f)
 def per_node(r):
     return [x["delta_bytes"] for x in r["results"]["pagetables"]["nodes"]]
 
-check("the guest has two NUMA nodes", len(open(os.path.join(out, "nodes.txt")).read().split()) == 2)
+t.ok(len(open(os.path.join(out, "nodes.txt")).read().split()) == 2,
+     "the guest has two NUMA nodes")
 for name in ("mshare.json", "dax4k.json", "dax4k-cpu1.json", "dax4k-bind0.json", "mshare-compact.json",
              "mshare-bind1.json"):
     r = rec(name)
     p = r["results"]["pagetables"]
-    check(f"{name}: two nodes in the record, read consistently", len(p["nodes"]) == 2 and p["nodes_consistent"])
-    check(f"{name}: per-node PageTables deltas {per_node(r)} sum to the system delta {p['meminfo_delta_bytes']}",
-          sum(per_node(r)) == p["meminfo_delta_bytes"] and
-          sum(x["parked_bytes"] for x in p["nodes"]) == p["meminfo_parked_bytes"])
-    check(f"{name}: the record says guest and the TCG latency caveat",
-          r["environment"]["platform"] == "guest" and "TCG" in r["results"]["numa"]["latency_note"])
-    check(f"{name}: the DAX file's device is on node 1", r["results"]["numa"]["data_device_node"] == 1)
+    t.ok(len(p["nodes"]) == 2 and p["nodes_consistent"],
+         f"{name}: two nodes in the record, read consistently")
+    t.ok(sum(per_node(r)) == p["meminfo_delta_bytes"] and
+         sum(x["parked_bytes"] for x in p["nodes"]) == p["meminfo_parked_bytes"],
+         f"{name}: per-node PageTables deltas {per_node(r)} sum to the system delta {p['meminfo_delta_bytes']}")
+    t.ok(r["environment"]["platform"] == "guest" and "TCG" in r["results"]["numa"]["latency_note"],
+         f"{name}: the record says guest and the TCG latency caveat")
+    t.ok(r["results"]["numa"]["data_device_node"] == 1,
+         f"{name}: the DAX file's device is on node 1")
 for name in ("mshare.json", "dax4k.json"):
     r = rec(name)
-    check(f"{name}: --cpus spread put 50 workers on each node ({r['results']['numa']['workers_per_node']})",
-          r["results"]["numa"]["workers_per_node"] == [50, 50])
+    t.ok(r["results"]["numa"]["workers_per_node"] == [50, 50],
+         f"{name}: --cpus spread put 50 workers on each node ({r['results']['numa']['workers_per_node']})")
 ms, dax = rec("mshare.json"), rec("dax4k.json")
-check("MAP_SHARED 4K: 100 workers' private page tables (>= 100 x 33 pages) are in the per-node view",
-      sum(per_node(dax)) >= 100 * 33 * 4096)
+t.ok(sum(per_node(dax)) >= 100 * 33 * 4096,
+     "MAP_SHARED 4K: 100 workers' private page tables (>= 100 x 33 pages) are in the per-node view")
 c1, b0 = rec("dax4k-cpu1.json"), rec("dax4k-bind0.json")
-check(f"--cpus 1: all 20 workers on node 1, their page tables too (node deltas {per_node(c1)})",
-      c1["results"]["numa"]["workers_per_node"] == [0, 20] and per_node(c1)[1] >= 20 * 33 * 4096 and
-      per_node(c1)[0] < per_node(c1)[1] / 10)
-check(f"--cpus spread --mem-policy bind:0: page tables on node 0 only (node deltas {per_node(b0)})",
-      b0["results"]["numa"]["workers_per_node"] == [10, 10] and per_node(b0)[0] >= 20 * 33 * 4096 and
-      per_node(b0)[1] < per_node(b0)[0] / 10)
+t.ok(c1["results"]["numa"]["workers_per_node"] == [0, 20] and per_node(c1)[1] >= 20 * 33 * 4096 and
+     per_node(c1)[0] < per_node(c1)[1] / 10,
+     f"--cpus 1: all 20 workers on node 1, their page tables too (node deltas {per_node(c1)})")
+t.ok(b0["results"]["numa"]["workers_per_node"] == [10, 10] and per_node(b0)[0] >= 20 * 33 * 4096 and
+     per_node(b0)[1] < per_node(b0)[0] / 10,
+     f"--cpus spread --mem-policy bind:0: page tables on node 0 only (node deltas {per_node(b0)})")
 mc, mb = rec("mshare-compact.json"), rec("mshare-bind1.json")
-check(f"mshare, --cpus compact: all 20 workers on node 0, the one shared set (33 pages) too (node deltas {per_node(mc)})",
-      mc["results"]["numa"]["workers_per_node"] == [20, 0] and per_node(mc)[0] >= 33 * 4096 and per_node(mc)[1] == 0)
-check(f"mshare, --cpus spread --mem-policy bind:1: the shared set on node 1 only (node deltas {per_node(mb)})",
-      mb["results"]["numa"]["workers_per_node"] == [10, 10] and per_node(mb)[1] >= 33 * 4096 and per_node(mb)[0] == 0)
+t.ok(mc["results"]["numa"]["workers_per_node"] == [20, 0] and per_node(mc)[0] >= 33 * 4096 and per_node(mc)[1] == 0,
+     f"mshare, --cpus compact: all 20 workers on node 0, the one shared set (33 pages) too (node deltas {per_node(mc)})")
+t.ok(mb["results"]["numa"]["workers_per_node"] == [10, 10] and per_node(mb)[1] >= 33 * 4096 and per_node(mb)[0] == 0,
+     f"mshare, --cpus spread --mem-policy bind:1: the shared set on node 1 only (node deltas {per_node(mb)})")
 hb = rec("hugetlb-bind1.json")
-check(f"hugetlb-2m --mem-policy bind:1: the pool grew on node 1 (nr_hugepages_mempolicy), 128 pages, the run "
-      f"worked and its PMD pages are on node 1 (node deltas {per_node(hb)})",
-      hb["results"]["hugepages_added_to_pool"] == 128 and hb["results"]["workers_measured"] == 8 and
-      per_node(hb) == [0, 8 * 4096])
+t.ok(hb["results"]["hugepages_added_to_pool"] == 128 and hb["results"]["workers_measured"] == 8 and
+     per_node(hb) == [0, 8 * 4096],
+     f"hugetlb-2m --mem-policy bind:1: the pool grew on node 1 (nr_hugepages_mempolicy), 128 pages, the run "
+     f"worked and its PMD pages are on node 1 (node deltas {per_node(hb)})")
 after = open(os.path.join(out, "hugepages-after.txt")).read().split()
-check(f"the pool is given back on both nodes afterwards ({after})", after == ["0", "0"])
+t.ok(after == ["0", "0"], f"the pool is given back on both nodes afterwards ({after})")
 err = open(os.path.join(out, "cpu2.err")).read().strip()
-check(f"--cpus 2 on a 2-vCPU guest refused before anything forks: {err!r}",
-      open(os.path.join(out, "cpu2.rc")).read().strip() == "2" and "CPU 2" in err and
-      not os.path.exists(os.path.join(out, "never.json")))
+t.ok(open(os.path.join(out, "cpu2.rc")).read().strip() == "2" and "CPU 2" in err and
+     not os.path.exists(os.path.join(out, "never.json")),
+     f"--cpus 2 on a 2-vCPU guest refused before anything forks: {err!r}")
 for name, r in (("mshare", ms), ("MAP_SHARED DAX 4K", dax)):
     d = per_node(r)
     print(f"# measured: {name}, 100 workers spread over 2 nodes, 64 MiB pt-footprint: PageTables delta "
           f"node 0 {d[0]} B, node 1 {d[1]} B (system {r['results']['pagetables']['meminfo_delta_bytes']} B)")
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+t.done()
 PY

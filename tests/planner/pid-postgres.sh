@@ -18,15 +18,10 @@
 # (PLANNER_TEST_INSTALL_PG=0 turns that off); if it still is not there
 # every check SKIPs with the reason.
 cd "$(dirname "$0")/../.." || exit 2
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2"; fi; }
-finish() { echo "1..$n"; [ "$failed" -eq 0 ]; exit $?; }
+. tests/lib/tap.sh
 
 BIN=build/mshare-bench
-[ -x "$BIN" ] || { echo "not ok 1 - $BIN is not built (run make)"; exit 1; }
+[ -x "$BIN" ] || bail "$BIN is not built (run make)"
 PGBIN=/usr/lib/postgresql/15/bin
 HP=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 BACKENDS=20
@@ -148,7 +143,7 @@ measure_and_check() {
 	fi
 	ok "$label: plan --pid $pg_pid runs"
 	"$BIN" plan --pid "$pg_pid" --processes 200 >"$tmp/$label.txt" 2>&1
-	check $? "$label: plan --pid $pg_pid --processes 200 (text) runs"
+	check_status $? "$label: plan --pid $pg_pid --processes 200 (text) runs"
 	sed 's/^/# /' "$tmp/$label.txt" | head -60
 	# Everything measured here is read from /proc by this script.
 	python3 - "$tmp/$label.json" "$mode" "$backend_pids" >"$tmp/$label.check" 2>&1 <<'PY'
@@ -204,7 +199,7 @@ PY
 	done <"$tmp/$label.check"
 	[ $rc -eq 0 ] || [ -s "$tmp/$label.check" ] || not_ok "$label: checks ran"
 	grep -q "MEASURED" "$tmp/$label.txt" && grep -q "MODELLED" "$tmp/$label.txt"
-	check $? "$label: the text says what is measured and what modelled"
+	check_status $? "$label: the text says what is measured and what modelled"
 }
 
 # --- huge_pages=off: 4k ------------------------------------------------------
@@ -219,7 +214,7 @@ if start_pg off; then
 			as_pg "$BIN" plan --pid "$pg_pid" --mode 4k >"$tmp/owner.txt" 2>&1
 			rc=$?
 			grep -q "access: not root" "$tmp/owner.txt" && [ $rc = 0 ]
-			check $? "4k: plan --pid as the server's owner ($pguser, not root) works and says so"
+			check_status $? "4k: plan --pid as the server's owner ($pguser, not root) works and says so"
 		fi
 		# Under AddressSanitizer + UBSan (the planner's own driver).
 		if [ -x build/tests/planner/plan-driver-asan ]; then
@@ -227,18 +222,18 @@ if start_pg off; then
 				>"$tmp/asan.json" 2>"$tmp/asan.err"
 			rc=$?
 			[ $rc = 0 ] && ! grep -q "Sanitizer" "$tmp/asan.err" && python3 -m json.tool "$tmp/asan.json" >/dev/null
-			check $? "4k: plan --pid under ASan/UBSan: clean, valid JSON (rc=$rc)"
+			check_status $? "4k: plan --pid under ASan/UBSan: clean, valid JSON (rc=$rc)"
 		else
 			skip "4k: plan --pid under ASan/UBSan" "no sanitizer build here"
 		fi
 		"$BIN" plan --pid "$pg_pid" --processes 3 >/dev/null 2>"$tmp/few.err"
 		[ $? = 2 ] && grep -q "fewer than the 25 processes" "$tmp/few.err"
-		check $? "4k: --processes below the processes running now is refused, naming both"
+		check_status $? "4k: --processes below the processes running now is refused, naming both"
 		set -- $backend_pids
 		"$BIN" plan --pid "$1" --mode 4k >"$tmp/backend.txt" 2>&1 &&
 			grep -q "1 process(es) map it" "$tmp/backend.txt" &&
 			grep -q "parent, $pg_pid, maps it too: --pid $pg_pid" "$tmp/backend.txt"
-		check $? "4k: plan --pid <a backend> measures it alone and points to the postmaster"
+		check_status $? "4k: plan --pid <a backend> measures it alone and points to the postmaster"
 		# The touch map it saves, modelled with --addr alone: the
 		# neighbours are unknown there, so the segment is charged the
 		# pages --pid left out.
@@ -255,10 +250,10 @@ seg = max(x["segment_model_bytes"] for x in busy)
 addr = a["modes"][0]["vmpte_bytes_per_process"]
 sys.exit(0 if addr == seg + left * 4096 else 1)
 PY
-		check $? "4k: --addr with the saved touch map charges exactly the $3 page(s) --pid left out for the neighbours"
+		check_status $? "4k: --addr with the saved touch map charges exactly the $3 page(s) --pid left out for the neighbours"
 		"$BIN" plan --pid "$pg_pid" --save-touch-map "$tmp/touch.map" >/dev/null 2>"$tmp/again.err"
 		[ $? = 2 ] && grep -q "exists" "$tmp/again.err"
-		check $? "4k: --save-touch-map never replaces a file"
+		check_status $? "4k: --save-touch-map never replaces a file"
 	else
 		not_ok "4k: $BACKENDS backends read every table (see $tmp/server.log)"
 	fi
@@ -353,7 +348,7 @@ print(f"# harness run: segment {s['start']} {s['size_bytes']} B ({s['why']}), {l
 ok = s["start"] == "0x20000000000" and s["size_bytes"] == 64 << 20 and len(procs) >= 6 and abs(model - total) <= total / 100
 sys.exit(0 if ok else 1)
 PY
-check $? "harness run: the region at 2 TiB found, the model within 1% of the sum of VmPTE"
+check_status $? "harness run: the region at 2 TiB found, the model within 1% of the sum of VmPTE"
 kill "$run_pid" 2>/dev/null
 wait "$run_pid" 2>/dev/null
 run_pid=""

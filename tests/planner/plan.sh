@@ -4,11 +4,7 @@
 # Uses `build/mshare-bench plan` when the binary dispatches to the planner,
 # else the planner's own driver (build/tests/planner/plan-driver).
 cd "$(dirname "$0")/../.." || exit 2
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2"; fi; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. tests/lib/tap.sh
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/plan-test.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -21,24 +17,23 @@ elif [ -x build/tests/planner/plan-driver ]; then
 	plan() { build/tests/planner/plan-driver "$@"; }
 	echo "# planner via build/tests/planner/plan-driver"
 else
-	echo "not ok 1 - no planner binary (run make test-build)"
-	exit 1
+	bail "no planner binary (run make test-build)"
 fi
 
 # --- the cover letter: 300 GiB SGA, 1500 processes, 512 GiB RAM, 4k ---
 plan --sga 300G --processes 1500 --ram 512G --mode 4k >"$tmp/cover.txt" 2>&1
-check $? "cover letter: plan runs"
+check_status $? "cover letter: plan runs"
 grep -q "PTE 600 MiB per process, 878.9 GiB in all" "$tmp/cover.txt"
-check $? "cover letter: 600 MiB of PTEs per process, 878.9 GiB in all (PTE level)"
+check_status $? "cover letter: 600 MiB of PTEs per process, 878.9 GiB in all (PTE level)"
 grep -q "upper levels 1.176 MiB per process, 1.722 GiB in all" "$tmp/cover.txt"
-check $? "cover letter: upper levels stated separately (1.176 MiB per process)"
+check_status $? "cover letter: upper levels stated separately (1.176 MiB per process)"
 grep -q "^4k .*DOES NOT FIT" "$tmp/cover.txt"
-check $? "cover letter: does not fit in 512 GiB"
+check_status $? "cover letter: does not fit in 512 GiB"
 grep -q "MODELLED" "$tmp/cover.txt"
-check $? "output says the figures are modelled"
+check_status $? "output says the figures are modelled"
 
 plan --sga 300G --processes 1500 --ram 512G --json >"$tmp/cover.json" 2>"$tmp/err"
-check $? "cover letter --json runs (all modes)"
+check_status $? "cover letter --json runs (all modes)"
 python3 - "$tmp/cover.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -63,7 +58,7 @@ ms = m["mshare"]
 assert ms["pagetable_bytes_per_process"] == 0 and ms["pagetable_bytes_total"] == 153902 * 4096
 assert ms["fits"] is True and ms["max_processes"] == 4194304
 PY
-check $? "JSON: required keys, and every mode's figures for the cover letter"
+check_status $? "JSON: required keys, and every mode's figures for the cover letter"
 
 # Unaligned address: shown in the default table, with the cost.
 plan --sga 2G --processes 16 --ram 24G --addr 0x20000200000 --json >"$tmp/unal.json" 2>&1
@@ -76,12 +71,12 @@ assert m["hugetlb-1g"]["valid"] is False and "1 GiB-aligned" in m["hugetlb-1g"][
 assert m["4k"]["levels"]["pte"]["per_process_pages"] == 1024   # 2T+2M is 2 MiB-aligned: 1024 blocks
 assert m["mshare"]["mshare_range"] == ["0x20000000000", "0x28000000000"]
 PY
-check $? "unaligned 2 GiB at 2T+2M: hugetlb PMD sharing only for the inner 1 GiB; hugetlb-1g n/a"
+check_status $? "unaligned 2 GiB at 2T+2M: hugetlb PMD sharing only for the inner 1 GiB; hugetlb-1g n/a"
 
 plan --help >"$tmp/help" 2>&1
-check $? "--help exits 0"
+check_status $? "--help exits 0"
 grep -q "want_pmd_share" "$tmp/help" && grep -q "4-level paging" "$tmp/help" && grep -q "Model assumptions" "$tmp/help"
-check $? "--help states the model's assumptions"
+check_status $? "--help states the model's assumptions"
 
 # --- bad inputs: non-zero exit, the bad value named, nothing on stdout ---
 bad() {
@@ -130,7 +125,7 @@ bad /nonexistent --sga 1G --processes 2 --touch-map /nonexistent/map
 # [0, 4M) and [1G - 4K, 1G) reach 2 + 1 PTE pages, 1 PMD, 1 PUD.
 printf '0x200000 2M\n0 3M\n0x3ffff000 4K\n' >"$tmp/tm-ok"
 plan --sga 1G --processes 3 --mode 4k --touch-map "$tmp/tm-ok" --json >"$tmp/tm.json" 2>"$tmp/err"
-check $? "--touch-map runs"
+check_status $? "--touch-map runs"
 python3 - "$tmp/tm.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -141,7 +136,7 @@ lv = m["levels"]
 assert (lv["pte"]["per_process_pages"], lv["pmd"]["per_process_pages"], lv["pud"]["per_process_pages"]) == (3, 1, 1), lv
 assert m["pagetable_bytes_total"] == 3 * 5 * 4096
 PY
-check $? "--touch-map: ranges sorted and merged, exactly the spans they reach (3 PTE + 1 PMD + 1 PUD pages)"
+check_status $? "--touch-map: ranges sorted and merged, exactly the spans they reach (3 PTE + 1 PMD + 1 PUD pages)"
 
 # --- calibration on hand-written records (documented key names) ---
 mkdir -p "$tmp/hand/records"
@@ -217,7 +212,7 @@ for x in g-touch:33554432 h-baseline:67108864; do
 JSON
 done
 plan --calibrate "$tmp/hand" --json >"$tmp/hand.json" 2>"$tmp/err"
-check $? "calibrate a hand-written run directory"
+check_status $? "calibrate a hand-written run directory"
 python3 - "$tmp/hand.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -252,10 +247,10 @@ assert m["model_bytes"] == 73728 and not m["within_tolerance"]
 assert "PMD sharing did not happen" in m["reason"], m["reason"]
 assert p["c-oltp.json"]["skipped"] and "oltp" in p["c-oltp.json"]["reason"]
 PY
-check $? "hand-written records: exact model, 0% error, pt-footprint at an unaligned address, Linux 6.1 PageTables without PUD pages, a miss explained (PMD sharing), unmodelled workload skipped, the three causes of a real deployment's shortfall (shared upper levels, touch fraction, baseline)"
+check_status $? "hand-written records: exact model, 0% error, pt-footprint at an unaligned address, Linux 6.1 PageTables without PUD pages, a miss explained (PMD sharing), unmodelled workload skipped, the three causes of a real deployment's shortfall (shared upper levels, touch fraction, baseline)"
 plan --calibrate "$tmp/hand/records/a-shm.json" >"$tmp/hand.txt" 2>&1
 grep -q "VmPTE region/worker.*measured *20480 *model *20480 *error *+0.00% *ok" "$tmp/hand.txt"
-check $? "calibrate one record file, text output names the view"
+check_status $? "calibrate one record file, text output names the view"
 
 # --- the figure: model panel plus the hand-written records ---
 if command -v gnuplot >/dev/null 2>&1 && [ -x "$BIN" ]; then
@@ -265,7 +260,7 @@ if command -v gnuplot >/dev/null 2>&1 && [ -x "$BIN" ]; then
 		-e "common='$root/plots/common.gp'" -e "root='$root'" "$root/plots/planner.gp") >"$tmp/plot.log" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] && [ -s "$tmp/plot/planner.png" ] && [ ! -s "$tmp/plot.log" ]
-	check $? "plots/planner.gp draws the figure without a gnuplot warning ($(head -c 200 "$tmp/plot.log"))"
+	check_status $? "plots/planner.gp draws the figure without a gnuplot warning ($(head -c 200 "$tmp/plot.log"))"
 else
 	skip "plots/planner.gp draws the figure" "gnuplot or $BIN missing"
 fi
@@ -300,7 +295,7 @@ for view in ("vmpte_region_per_worker", "vmpte_sum"):
 m = c["meminfo_delta"]
 assert m["within_tolerance"] or "system-wide" in m["reason"], m
 PY
-		check $? "real run (shm 4k, 8 workers, 64 MiB, pt-footprint): VmPTE views within 5%, PageTables within 5% or explained"
+		check_status $? "real run (shm 4k, 8 workers, 64 MiB, pt-footprint): VmPTE views within 5%, PageTables within 5% or explained"
 	fi
 fi
 
@@ -308,7 +303,7 @@ fi
 # runs out before the machine when the data or the shared page tables sit
 # on one node ---
 plan --sga 300G --processes 1501 --ram 1T --nodes 2 --mode 4k,mshare,hugetlb-2m --json >"$tmp/nodes.json" 2>"$tmp/err"
-check $? "--nodes 2: plan runs (JSON)"
+check_status $? "--nodes 2: plan runs (JSON)"
 python3 - "$tmp/nodes.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -327,24 +322,23 @@ ms = {m["mode"]: m for m in d["modes"]}["mshare"]["nodes"]["per_node"]
 # mshare: the one shared set on node 0, none on node 1 (no process has its own).
 assert ms[0]["pagetable_bytes"] > 0 and ms[1]["pagetable_bytes"] == 0, ms
 PY
-check $? "--nodes 2: processes, page tables, data, demand and RAM of the nodes sum to the machine's; mshare's set on node 0"
+check_status $? "--nodes 2: processes, page tables, data, demand and RAM of the nodes sum to the machine's; mshare's set on node 0"
 plan --sga 300G --processes 100 --ram 512G --nodes 2 --sga-node 0 --mode hugetlb-2m >"$tmp/node0.txt" 2>&1
-check $? "--nodes 2 --sga-node 0: plan runs"
+check_status $? "--nodes 2 --sga-node 0: plan runs"
 grep -q "^hugetlb-2m .*fits" "$tmp/node0.txt" && grep -q "^hugetlb-2m  *0 .*DOES NOT FIT" "$tmp/node0.txt" &&
 	grep -q "every node does NOT fit; max procs with every node fitting 0" "$tmp/node0.txt"
-check $? "--sga-node 0: 300 GiB of data on one 256 GiB node does not fit, though the 512 GiB machine does"
+check_status $? "--sga-node 0: 300 GiB of data on one 256 GiB node does not fit, though the 512 GiB machine does"
 plan --sga 1G --processes 10 --nodes 2 --sga-node 2 >"$tmp/out" 2>"$tmp/err"
 [ $? = 2 ] && grep -q "sga-node 2" "$tmp/err" && [ ! -s "$tmp/out" ]
-check $? "--sga-node 2 with --nodes 2 refused, named"
+check_status $? "--sga-node 2 with --nodes 2 refused, named"
 plan --sga 1G --processes 10 --sga-node 0 >"$tmp/out" 2>"$tmp/err"
 [ $? = 2 ] && grep -q "goes with --nodes" "$tmp/err"
-check $? "--sga-node without --nodes refused"
+check_status $? "--sga-node without --nodes refused"
 plan --sga 1G --processes 10 --nodes 1 --mode 4k --json >"$tmp/one.json" 2>"$tmp/err" &&
 	python3 -c '
 import json, sys
 m = json.load(open(sys.argv[1]))["modes"][0]
 assert m["nodes"]["max_processes_every_node"] == m["max_processes"] and m["nodes"]["fits_every_node"] == m["fits"]' "$tmp/one.json"
-check $? "--nodes 1 is the machine: same verdict and max processes"
+check_status $? "--nodes 1 is the machine: same verdict and max processes"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

@@ -19,12 +19,7 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2"; fi; }
-finish() { echo "1..$n"; [ "$failed" -eq 0 ]; exit $?; }
+. tests/lib/tap.sh
 PGBIN=/usr/lib/postgresql/15/bin
 SO=build/postgres/pg-mshare.so
 
@@ -74,10 +69,10 @@ else
 			[ $rc != 0 ] && [ ! -f "$tmp/data/postmaster.pid" ] &&
 				grep -q "pg-mshare\[[0-9]*\]: FATAL: mshare not available on this kernel: /proc/sys/vm/mshare_size missing" "$tmp/refused-$hp.log" &&
 				grep -q "FATAL:  could not map anonymous shared memory" "$tmp/refused-$hp.log"
-			check $? "host, huge_pages=$hp: with the library PostgreSQL refuses to start, saying mshare is missing (pg_ctl exit $rc)"
+			check_status $? "host, huge_pages=$hp: with the library PostgreSQL refuses to start, saying mshare is missing (pg_ctl exit $rc)"
 		done
 		as_pg "$PGBIN/pg_ctl" -D "$tmp/data" -l "$tmp/plain.log" -w -t 60 -o "$opts" start >/dev/null 2>&1 && pg_up=1
-		check $? "host: the same cluster starts without the library"
+		check_status $? "host: the same cluster starts without the library"
 		[ -n "$pg_up" ] && as_pg "$PGBIN/pg_ctl" -D "$tmp/data" -m fast -w stop >/dev/null 2>&1 && pg_up=""
 	fi
 fi
@@ -86,9 +81,7 @@ fi
 . tests/kernel/lib/guest.sh
 why=$(guest_blocker)
 if [ -n "$why" ]; then
-	guest_tap $((n + 1)) "PostgreSQL on mshare in the guest" "$why"
-	n=$((n + 1))
-	[ "$(guest_verdict)" = skip ] || failed=$((failed + 1))
+	guest_tap "PostgreSQL on mshare in the guest" "$why"
 	finish
 fi
 if [ ! -x "$PGBIN/postgres" ]; then

@@ -11,25 +11,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import tap  # noqa: E402
+
 BIN = os.path.join("build", "mshare-bench")
 WORKERS = 4
 SIZE = "64M"                      # 8192 blocks of 8 KiB, 16384 pages of 4 KiB
 WORKLOADS = ["sga-read", "oltp", "scan", "redo", "connect-storm"]
 
-test_no = 0
-failures = 0
-
-
-def tap(ok, what, skip=None):
-    global test_no, failures
-    test_no += 1
-    if skip:
-        print(f"ok {test_no} - {what} # SKIP {skip}")
-        return
-    print(f"{'ok' if ok else 'not ok'} {test_no} - {what}")
-    if not ok:
-        failures += 1
-    sys.stdout.flush()
+t = tap.Tap()
 
 
 def run(workload, *args, backend="shm", workers=WORKERS, size=SIZE, env=None, args_after=()):
@@ -76,50 +66,50 @@ def test_every_backend():
         for w in WORKLOADS:
             what = f"{w} runs on {backend} with {WORKERS} workers"
             if backend == "hugetlb-2m" and not huge_ok:
-                tap(True, what, skip=f"hugetlb-2m unusable here: {huge_why}")
+                t.skip(what, f"hugetlb-2m unusable here: {huge_why}")
                 continue
             rc, rec, err = run(w, *budget(w), backend=backend)
             if backend == "hugetlb-2m" and rc == 1 and ("huge pages" in err or "pool of" in err):
-                tap(True, what, skip=f"no 2 MiB pages could be reserved: {err.splitlines()[-1] if err else rc}")
+                t.skip(what, f"no 2 MiB pages could be reserved: {err.splitlines()[-1] if err else rc}")
                 continue
             if w == "connect-storm" and backend == "anon":
                 # An anon region is shared only through fork: a worker that
                 # detached cannot map it again, and the record says so (the
                 # workload's error channel), not only stderr.
                 why = ((rec or {}).get("results") or {}).get("first_worker_error") or ""
-                tap(rc == 3 and "cannot be re-attached after detach" in why,
+                t.ok(rc == 3 and "cannot be re-attached after detach" in why,
                     f"connect-storm on anon fails with the reason in the record (rc {rc}: {why!r})")
                 continue
             ok = rc == 0 and rec is not None and wl(rec)["ops"] > 0 and \
                 rec["config"]["backend"] == backend and rec["results"]["workload"]["name"] == w
-            tap(ok, f"{what}: rc {rc}, ops {wl(rec)['ops'] if rec else '-'}" + (f" ({err})" if rc else ""))
+            t.ok(ok, f"{what}: rc {rc}, ops {wl(rec)['ops'] if rec else '-'}" + (f" ({err})" if rc else ""))
 
 
 def test_sga_read_distribution():
     rc, rec, err = run("sga-read", "--ops", "50000", "--seed", "1")
     w = wl(rec) if rec else {}
     ok = rc == 0 and abs(w["hot1_share"] - w["hot1_share_model"]) < 0.03 and w["hot1_share"] > 0.3
-    tap(ok, "sga-read zipf 0.99: hottest 1%% of blocks get %.4f of reads, exact zipfian %.4f (uniform would be 0.01)"
+    t.ok(ok, "sga-read zipf 0.99: hottest 1%% of blocks get %.4f of reads, exact zipfian %.4f (uniform would be 0.01)"
         % (w.get("hot1_share", -1), w.get("hot1_share_model", -1)))
     ok = rc == 0 and abs(w["hot10_share"] - w["hot10_share_model"]) < 0.03
-    tap(ok, "sga-read zipf 0.99: hottest 10%% get %.4f, exact %.4f" % (w.get("hot10_share", -1), w.get("hot10_share_model", -1)))
+    t.ok(ok, "sga-read zipf 0.99: hottest 10%% get %.4f, exact %.4f" % (w.get("hot10_share", -1), w.get("hot10_share_model", -1)))
 
     rc, rec, err = run("sga-read", "--ops", "50000", "--seed", "1", "--theta", "0.5")
     w = wl(rec) if rec else {}
     ok = rc == 0 and abs(w["hot1_share"] - w["hot1_share_model"]) < 0.03
-    tap(ok, "sga-read zipf 0.5: hottest 1%% get %.4f, exact %.4f" % (w.get("hot1_share", -1), w.get("hot1_share_model", -1)))
+    t.ok(ok, "sga-read zipf 0.5: hottest 1%% get %.4f, exact %.4f" % (w.get("hot1_share", -1), w.get("hot1_share_model", -1)))
 
     rc, rec, err = run("sga-read", "--ops", "50000", "--seed", "1", "--distribution", "uniform")
     w = wl(rec) if rec else {}
     ok = rc == 0 and abs(w["hot1_share"] - 0.01) < 0.002 and abs(w["hot10_share"] - 0.10) < 0.005
-    tap(ok, "sga-read uniform: hottest 1%% get %.4f (want 0.01), hottest 10%% get %.4f (want 0.10)"
+    t.ok(ok, "sga-read uniform: hottest 1%% get %.4f (want 0.01), hottest 10%% get %.4f (want 0.10)"
         % (w.get("hot1_share", -1), w.get("hot10_share", -1)))
 
     a = run("sga-read", "--ops", "20000", "--seed", "7")[1]
     b = run("sga-read", "--ops", "20000", "--seed", "7")[1]
     c = run("sga-read", "--ops", "20000", "--seed", "8")[1]
     ok = a and b and c and counters(a) == counters(b) and counters(a)["hot1_ops"] != counters(c)["hot1_ops"]
-    tap(ok, "sga-read: the same --seed repeats the same choices (hot1_ops %s, %s), another seed does not (%s)"
+    t.ok(ok, "sga-read: the same --seed repeats the same choices (hot1_ops %s, %s), another seed does not (%s)"
         % tuple(counters(x)["hot1_ops"] if x else "-" for x in (a, b, c)))
 
 
@@ -127,12 +117,12 @@ def check_oltp(env, path):
     rc, rec, err = run("oltp", "--ops", "20000", "--write-pct", "50", env=env)
     c = counters(rec) if rec else {}
     w = wl(rec) if rec else {}
-    tap(rc == 0 and w.get("persist_path") == path and c.get("persist_%s_workers" % path) == WORKERS,
+    t.ok(rc == 0 and w.get("persist_path") == path and c.get("persist_%s_workers" % path) == WORKERS,
         f"oltp: persistence path is {path} in every worker (got {w.get('persist_path')})")
-    tap(rc == 0 and c["verified_foreign"] > 0 and c["checksum_failures"] == 0,
+    t.ok(rc == 0 and c["verified_foreign"] > 0 and c["checksum_failures"] == 0,
         "oltp (%s): %s block reads validated writes made durable by another worker, %s checksum failures"
         % (path, c.get("verified_foreign"), c.get("checksum_failures")))
-    tap(rc == 0 and c["writes"] + c["reads"] == WORKERS * 20000 and abs(w["write_share"] - 0.5) < 0.02,
+    t.ok(rc == 0 and c["writes"] + c["reads"] == WORKERS * 20000 and abs(w["write_share"] - 0.5) < 0.02,
         "oltp (%s): %s reads + %s writes, write share %.3f for --write-pct 50"
         % (path, c.get("reads"), c.get("writes"), w.get("write_share", -1)))
 
@@ -159,7 +149,7 @@ def test_persist_is_stated():
     # with MAP_SYNC; PMEM_IS_PMEM_FORCE=1 forces pmem and says so.
     rc, rec, err = run("oltp", "--ops", "500", "--write-pct", "50")
     r = rec["results"] if rec else {}
-    tap(rc == 0 and r.get("persist") == "volatile" and r.get("map_sync") is False and
+    t.ok(rc == 0 and r.get("persist") == "volatile" and r.get("map_sync") is False and
         "tmpfs" in r.get("persist_why", "") and wl(rec)["persist_path"] == "msync",
         f"oltp on shm: persist {r.get('persist')}, map_sync {r.get('map_sync')}: {r.get('persist_why')}")
     with tempfile.TemporaryDirectory(dir="build") as d:
@@ -176,11 +166,11 @@ def test_persist_is_stated():
         ok = rc == 0 and r.get("persist") == want and r.get("map_sync") == (want == "pmem") and \
             wl(rec)["persist_path"] == ("pmem" if want == "pmem" else "msync") and \
             (want != "msync" or "MAP_SYNC" in why)
-        tap(ok, f"redo on a file in build/ ({fs}): persist {r.get('persist')} (want {want}), "
+        t.ok(ok, f"redo on a file in build/ ({fs}): persist {r.get('persist')} (want {want}), "
                 f"map_sync {r.get('map_sync')}: {why}")
     rc, rec, err = run("oltp", "--ops", "500", env={"PMEM_IS_PMEM_FORCE": "1"})
     r = rec["results"] if rec else {}
-    tap(rc == 0 and r.get("persist") == "pmem" and r.get("persist_why", "").startswith("PMEM_IS_PMEM_FORCE=1"),
+    t.ok(rc == 0 and r.get("persist") == "pmem" and r.get("persist_why", "").startswith("PMEM_IS_PMEM_FORCE=1"),
         f"PMEM_IS_PMEM_FORCE=1 is recorded as the reason: {r.get('persist_why')}")
 
 
@@ -189,12 +179,12 @@ def test_write_touch_keeps_data_intact():
     # reading, or a stored byte would take a block latch or corrupt the log.
     rc, rec, err = run("oltp", "--ops", "5000", "--write-pct", "50", "--write")
     c = counters(rec) if rec else {}
-    tap(rc == 0 and c["checksum_failures"] == 0 and c["verified_foreign"] > 0,
+    t.ok(rc == 0 and c["checksum_failures"] == 0 and c["verified_foreign"] > 0,
         f"oltp --write: rc {rc}, {c.get('verified_foreign')} foreign blocks verified, "
         f"{c.get('checksum_failures')} checksum failures")
     rc, rec, err = run("redo", "--ops", "5000", "--write")
     c = counters(rec) if rec else {}
-    tap(rc == 0 and c["checksum_failures"] == 0 and c["records_verified"] == 3 * 5000,
+    t.ok(rc == 0 and c["checksum_failures"] == 0 and c["records_verified"] == 3 * 5000,
         f"redo --write: rc {rc}, {c.get('records_verified')} of 15000 records verified, "
         f"{c.get('checksum_failures')} checksum failures")
 
@@ -209,7 +199,7 @@ def test_redo():
         ok = rc == 0 and c["records_written"] == 2 * 5000 and \
             c["records_verified"] == readers * c["records_written"] and \
             c["checksum_failures"] == 0 and c["sequence_errors"] == 0 and wl(rec)["persist_path"] == path
-        tap(ok, "redo (%s): %s records appended durably by 2 writers, each of %d readers validated all "
+        t.ok(ok, "redo (%s): %s records appended durably by 2 writers, each of %d readers validated all "
             "(%s verified, %s checksum failures, %s sequence errors)"
             % (path, c.get("records_written"), readers, c.get("records_verified"),
                c.get("checksum_failures"), c.get("sequence_errors")))
@@ -218,7 +208,7 @@ def test_redo():
     rc, rec, err = run("redo", "--ops", "5000", "--writers", "2", "--log-size", "16K")
     c = counters(rec) if rec else {}
     ok = rc == 0 and c["records_verified"] > 0 and c["checksum_failures"] == 0 and c["sequence_errors"] == 0
-    tap(ok, "redo with a 16 KiB log: %s verified, %s overruns, %s space waits, %s checksum failures"
+    t.ok(ok, "redo with a 16 KiB log: %s verified, %s overruns, %s space waits, %s checksum failures"
         % (c.get("records_verified"), c.get("overruns"), c.get("space_waits"), c.get("checksum_failures")))
 
 
@@ -227,9 +217,9 @@ def test_connect_storm():
     c = counters(rec) if rec else {}
     n = WORKERS * 25
     ok = rc == 0 and c["attaches"] == c["detaches"] == c["connections"] == n and wl(rec)["attach_detach_balanced"]
-    tap(ok, f"connect-storm: {c.get('attaches')} attaches == {c.get('detaches')} detaches == {n} connections")
+    t.ok(ok, f"connect-storm: {c.get('attaches')} attaches == {c.get('detaches')} detaches == {n} connections")
     faults = rec["results"]["fault_latency_ns"]["count"] if rec else -1
-    tap(rc == 0 and c["working_set_pages"] == n * 64 and faults == n * 64,
+    t.ok(rc == 0 and c["working_set_pages"] == n * 64 and faults == n * 64,
         f"connect-storm: every connection first-touched its 64 pages ({c.get('working_set_pages')} pages, "
         f"{faults} timed touches)")
 
@@ -246,11 +236,11 @@ def test_connect_storm_phases():
         for backend, extra in [("shm", []), ("file", ["--path", d]), ("hugetlb-2m", [])]:
             what = f"connect-storm on {backend}: attach, first_touch and detach histograms"
             if backend == "hugetlb-2m" and not huge_ok:
-                tap(True, what, skip=f"hugetlb-2m unusable here: {huge_why}")
+                t.skip(what, f"hugetlb-2m unusable here: {huge_why}")
                 continue
             rc, rec, err = run("connect-storm", "--ops", "25", "--working-set", "2M", *extra, backend=backend)
             if backend == "hugetlb-2m" and rc == 1 and ("huge pages" in err or "pool of" in err):
-                tap(True, what, skip=f"no 2 MiB pages could be reserved: {err.splitlines()[-1] if err else rc}")
+                t.skip(what, f"no 2 MiB pages could be reserved: {err.splitlines()[-1] if err else rc}")
                 continue
             w = wl(rec) if rec else {}
             ph = w.get("phase_latency_ns", {})
@@ -261,11 +251,11 @@ def test_connect_storm_phases():
                     h["min"] <= h["p50"] <= h["p90"] <= h["p99"] <= h["max"] and \
                     abs(h["mean"] - w[mean_key]) <= 1e-9 * max(1.0, w[mean_key])
             p50s = ", ".join("%s p50 %s ns" % (k, ph[k]["p50"]) for k in PHASES if k in ph)
-            tap(ok, f"{what}: {n} samples each, percentiles ordered, means == the counters' ({p50s})"
+            t.ok(ok, f"{what}: {n} samples each, percentiles ordered, means == the counters' ({p50s})"
                 + (f" rc {rc} ({err})" if rc else ""))
     # Workloads without phases write none.
     rc, rec, err = run("sga-read", "--ops", "100")
-    tap(rc == 0 and "phase_latency_ns" not in wl(rec),
+    t.ok(rc == 0 and "phase_latency_ns" not in wl(rec),
         "sga-read (no phases declared) writes no phase_latency_ns")
 
 
@@ -283,7 +273,7 @@ def test_connect_storm_closes_descriptors():
     c = {}
     if p.returncode == 0:
         c = json.loads(p.stdout)["results"]["workload"]["counters"]
-    tap(p.returncode == 0 and c.get("attaches") == c.get("detaches") == 600,
+    t.ok(p.returncode == 0 and c.get("attaches") == c.get("detaches") == 600,
         f"connect-storm: 600 attach/detach cycles under RLIMIT_NOFILE 40 (rc {p.returncode}, "
         f"{c.get('attaches')} attaches{', ' + p.stderr.strip().splitlines()[-1] if p.returncode and p.stderr.strip() else ''})")
 
@@ -295,15 +285,15 @@ def test_scan():
     rc, rec, err = run("scan", "--ops", "4096", "--page", "4k")
     c = counters(rec) if rec else {}
     faults = rec["results"]["fault_latency_ns"]["count"] if rec else -1
-    tap(rc == 0 and c["passes"] == WORKERS and faults == pages,
+    t.ok(rc == 0 and c["passes"] == WORKERS and faults == pages,
         f"scan dop 0: {c.get('passes')} passes, {faults} first touches == {pages} pages of the table, each once")
     rc, rec, err = run("scan", "--ops", "8192", "--dop", "1", "--page", "4k")
     faults = rec["results"]["fault_latency_ns"]["count"] if rec else -1
-    tap(rc == 0 and faults == WORKERS * pages,
+    t.ok(rc == 0 and faults == WORKERS * pages,
         f"scan dop 1: every worker scans the whole table ({faults} first touches == {WORKERS} x {pages})")
     rc, rec, err = run("scan", "--ops", "64", "--dop", "1", "--stride", "2M")
     c = counters(rec) if rec else {}
-    tap(rc == 0 and c["passes"] == WORKERS and wl(rec)["ops"] == WORKERS * 64,
+    t.ok(rc == 0 and c["passes"] == WORKERS and wl(rec)["ops"] == WORKERS * 64,
         f"scan --stride 2M: 32 blocks per pass, {c.get('passes')} passes of {WORKERS} workers for 64 ops each")
 
 
@@ -322,13 +312,13 @@ def test_bad_params():
             out = os.path.join(d, "r.json")
             rc, rec, err = run(w, opt, value, "--ops", "10", "--out", out)
             ok = rc not in (0, 3) and value in err and not os.path.exists(out) and not os.listdir(d)
-            tap(ok, f"{w} {opt} {value} rejected (rc {rc}): {err.splitlines()[-1] if err else ''}")
+            t.ok(ok, f"{w} {opt} {value} rejected (rc {rc}): {err.splitlines()[-1] if err else ''}")
 
 
 def main():
     if not os.access(BIN, os.X_OK):
-        print(f"not ok 1 - {BIN} is missing: run make first")
-        return 1
+        t.ok(False, f"{BIN} is missing: run make first")
+        t.done()
     test_every_backend()
     test_sga_read_distribution()
     test_oltp()
@@ -341,9 +331,8 @@ def main():
     test_connect_storm_closes_descriptors()
     test_scan()
     test_bad_params()
-    print(f"1..{test_no}")
-    return 1 if failures else 0
+    t.done()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -1,21 +1,10 @@
-# Shared helpers of the harness integration tests (sourced, not run).
-# TAP output: ok/not_ok/skip number the lines; finish prints the plan and
-# exits non-zero if anything failed.
+# Shared helpers of the harness integration tests (sourced, not run), with
+# the TAP functions of tests/lib/tap.sh (ok, not_ok, skip, check, finish...).
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/lib/tap.sh"
 BIN="$ROOT/build/mshare-bench"
-TAP_N=0
-TAP_FAILED=0
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mshare-bench-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-
-ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $*"; }
-not_ok() { TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1)); echo "not ok $TAP_N - $*"; }
-skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $1 # SKIP $2"; }
-check() { # check "what" command...
-	what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-finish() { echo "1..$TAP_N"; [ "$TAP_FAILED" -eq 0 ]; }
 
 # jget FILE dotted.key -> the value (JSON null -> "null").
 jget() {
@@ -73,4 +62,4 @@ check_pool() {
 	fi
 }
 
-[ -x "$BIN" ] || { echo "not ok 1 - $BIN is not built (run make)"; exit 1; }
+[ -x "$BIN" ] || bail "$BIN is not built (run make)"

@@ -3,7 +3,8 @@
 # image, no QEMU): `make test` builds the kernel first, so a missing image
 # is a broken set-up, not a reason to pass. MSHARE_SKIP_GUEST=1 is the
 # explicit opt-out: the guest tests are then reported as skipped, saying so.
-# The tests cd to the top of the tree before sourcing this.
+# The tests cd to the top of the tree and source tests/lib/tap.sh before
+# sourcing this.
 #
 #   guest_blocker   prints why the guest tests cannot run (empty: they can)
 #   guest_verdict   "skip" with MSHARE_SKIP_GUEST=1, else "fail"
@@ -19,12 +20,12 @@ guest_blocker() {
 guest_verdict() {
 	if [ "${MSHARE_SKIP_GUEST:-0}" = 1 ]; then echo skip; else echo fail; fi
 }
-# guest_tap N DESCRIPTION REASON: the TAP line for a guest test that cannot run.
+# guest_tap DESCRIPTION REASON: the TAP line for a guest test that cannot run.
 guest_tap() {
 	if [ "$(guest_verdict)" = skip ]; then
-		echo "ok $1 - $2 # SKIP $3"
+		skip "$1" "$2"
 	else
-		echo "not ok $1 - $2: cannot boot the guest: $3"
+		not_ok "$1: cannot boot the guest: $2"
 	fi
 }
 # guest_require DESCRIPTION: when the guest cannot run, print the one TAP line
@@ -32,8 +33,6 @@ guest_tap() {
 guest_require() {
 	_why=$(guest_blocker)
 	[ -z "$_why" ] && return 0
-	guest_tap 1 "$1" "$_why"
-	echo "1..1"
-	[ "$(guest_verdict)" = skip ]
-	exit
+	guest_tap "$1" "$_why"
+	finish
 }

@@ -1,4 +1,15 @@
-"""Tiny TAP helper for the bench tests (python3 standard library only)."""
+"""TAP output for the Python tests (python3 standard library only); the C
+unit tests use tests/lib/tap.h, the shell tests tests/lib/tap.sh.
+
+    t = tap.Tap()            or tap.Tap(start=N) after N lines printed elsewhere
+    t.ok(cond, what[, detail])   "ok N - what" / "not ok N - what" (+ detail)
+    t.skip(what, why)            "ok N - what # SKIP why"
+    t.done()                     the plan "1..N"; exits 1 when a check failed
+
+Also the bench tests' helpers: the harness binary (HARNESS, harness_missing),
+guest_blocker, temporary directories, tiny sweep specs and sweeps. A test
+puts this directory on sys.path: sys.path.insert(0, <tests/lib>).
+"""
 
 import os
 import shutil
@@ -12,8 +23,8 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
 
 
 class Tap:
-    def __init__(self):
-        self.n = 0
+    def __init__(self, start=0):
+        self.n = start
         self.failed = 0
 
     def ok(self, cond, what, detail=None):
