@@ -81,6 +81,15 @@ static inline unsigned long mt_region(unsigned long unit, int slot)
 	return MT_BASE + (unsigned long)slot * unit;
 }
 
+/* In a FIXTURE_SETUP: skips the test without mshare; else fills in the
+ * fixture's unit, the address of region slot `slot` and the region's name
+ * (kt-TAG-PID). */
+#define MT_SETUP_REGION(self, slot, tag) do { \
+	REQUIRE_MSHARE(&(self)->unit); \
+	(self)->addr = mt_region((self)->unit, slot); \
+	mt_name((self)->name, sizeof((self)->name), tag); \
+} while (0)
+
 static inline void mt_name(char *buf, size_t len, const char *tag)
 {
 	snprintf(buf, len, "kt-%s-%d", tag, (int)getpid());
@@ -116,14 +125,13 @@ struct mt_peer {
 	int reply_out;		/* in the child: replies */
 };
 
-/* In the child: waits for the next command; returns it, or -1 when the
- * parent went away (EOF). */
-static inline int mt_next(struct mt_peer *p)
+/* The next byte from fd, or -1 at EOF (the other side went away). */
+static inline int mt_read_byte(int fd)
 {
 	unsigned char c;
 
 	for (;;) {
-		ssize_t n = read(p->cmd_in, &c, 1);
+		ssize_t n = read(fd, &c, 1);
 
 		if (n == 1)
 			return c;
@@ -131,6 +139,13 @@ static inline int mt_next(struct mt_peer *p)
 			continue;
 		return -1;
 	}
+}
+
+/* In the child: waits for the next command; returns it, or -1 when the
+ * parent went away (EOF). */
+static inline int mt_next(struct mt_peer *p)
+{
+	return mt_read_byte(p->cmd_in);
 }
 
 static inline void mt_reply(struct mt_peer *p, int c)
@@ -192,17 +207,7 @@ static inline int mt_send(struct mt_peer *p, int cmd)
  * without replying. */
 static inline int mt_recv(struct mt_peer *p)
 {
-	unsigned char b;
-
-	for (;;) {
-		ssize_t n = read(p->from_child, &b, 1);
-
-		if (n == 1)
-			return b;
-		if (n < 0 && errno == EINTR)
-			continue;
-		return -1;
-	}
+	return mt_read_byte(p->from_child);
 }
 
 /* In the parent: sends a command and returns the reply (-1: none). */
@@ -290,6 +295,55 @@ static inline int mt_read_info(const char *name, struct mshare_info *info)
 		return -1;
 	}
 	return 0;
+}
+
+/* In a helper process: waits for the command 'g' when p is given, then
+ * attaches to the region `name` (its start and size from msharefs) with
+ * oflag.  0, or the exit code of the step that failed: 10 another command,
+ * 80 reading the msharefs file, 81 mshare(). */
+static inline int mt_attach(struct mt_peer *p, const char *name, int oflag, struct mshare_info *info)
+{
+	if (p && mt_next(p) != 'g')
+		return 10;
+	if (mt_read_info(name, info) != 0) {
+		mt_log("helper %d: reading %s/%s: %s", (int)getpid(), MSHARE_FS_DIR, name, strerror(errno));
+		return 80;
+	}
+	if (mshare(name, info->start, info->size, oflag, 0) != 0) {
+		mt_log("helper %d: mshare(%s, %s): %s", (int)getpid(), name,
+		       (oflag & O_ACCMODE) == O_RDONLY ? "O_RDONLY" : "O_RDWR", strerror(errno));
+		return 81;
+	}
+	return 0;
+}
+
+/* A helper that attaches on 'g' (mt_attach) and then runs
+ * fn(peer, region, arg): mt_spawn_sharer() forks it. */
+typedef int (*mt_sharer_fn)(struct mt_peer *p, const struct mshare_info *region, void *arg);
+
+struct mt_sharer_args {
+	const char *name;
+	int oflag;
+	mt_sharer_fn fn;
+	void *arg;
+};
+
+static inline int mt_sharer_main(struct mt_peer *p, void *arg)
+{
+	const struct mt_sharer_args *s = arg;
+	struct mshare_info info;
+	int rc = mt_attach(p, s->name, s->oflag, &info);
+
+	return rc ? rc : s->fn(p, &info, s->arg);
+}
+
+/* Forks a helper that waits for 'g', attaches to the region `name` with
+ * oflag and runs fn; it exits with fn's value (or mt_attach's exit code). */
+static inline int mt_spawn_sharer(struct mt_peer *p, const char *name, int oflag, mt_sharer_fn fn, void *arg)
+{
+	struct mt_sharer_args s = { name, oflag, fn, arg };
+
+	return mt_spawn(p, mt_sharer_main, &s);
 }
 
 /* ---- /proc/meminfo ---- */

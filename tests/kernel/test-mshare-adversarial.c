@@ -40,9 +40,7 @@ FIXTURE(attack)
 FIXTURE_SETUP(attack)
 {
 	self->kmsg = -1;
-	REQUIRE_MSHARE(&self->unit);
-	self->addr = mt_region(self->unit, 2);
-	mt_name(self->name, sizeof(self->name), "adv");
+	MT_SETUP_REGION(self, 2, "adv");
 	self->kmsg = mt_kmsg_open();
 	if (self->kmsg < 0)
 		TH_LOG("no /dev/kmsg: the kernel log is not checked");
@@ -100,21 +98,6 @@ static void *map_shared_anon(unsigned long addr, size_t len, int prot)
 {
 	return mmap((void *)addr, len, prot, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
 		    -1, 0);
-}
-
-/* Attaches to the named region with oflag; 0 or an exit code. */
-static int attach(const char *name, int oflag, struct mshare_info *info)
-{
-	if (mt_read_info(name, info) != 0) {
-		mt_log("child: reading %s/%s: %s", MSHARE_FS_DIR, name, strerror(errno));
-		return 80;
-	}
-	if (mshare(name, info->start, info->size, oflag, 0) != 0) {
-		mt_log("child: mshare(%s, %s): %s", name,
-		       (oflag & O_ACCMODE) == O_RDONLY ? "O_RDONLY" : "O_RDWR", strerror(errno));
-		return 81;
-	}
-	return 0;
 }
 
 /* ---- 1. private memory cannot be donated (it BUG()ed the kernel) ---- */
@@ -196,7 +179,7 @@ static int read_region_byte(void *arg)
 {
 	const char *name = arg;
 	struct mshare_info info;
-	int rc = attach(name, O_RDONLY, &info);
+	int rc = mt_attach(NULL, name, O_RDONLY, &info);
 
 	if (rc)
 		return rc;
@@ -252,7 +235,7 @@ static int write_proc_self_mem(void *arg)
 {
 	const char *name = arg;
 	struct mshare_info info;
-	int fd, rc = attach(name, O_RDONLY, &info);
+	int fd, rc = mt_attach(NULL, name, O_RDONLY, &info);
 	ssize_t n;
 
 	if (rc)
@@ -296,7 +279,7 @@ static int odirect_read_into_region(void *arg)
 {
 	const char *name = arg;
 	struct mshare_info info;
-	int fd, rc = attach(name, O_RDONLY, &info);
+	int fd, rc = mt_attach(NULL, name, O_RDONLY, &info);
 	ssize_t n;
 
 	if (rc)
@@ -341,30 +324,16 @@ TEST_F(attack, rdonly_sharer_cannot_odirect_read_into_region)
  * A sharer forked before anything is mapped in the range (a child forked
  * later would inherit the donor's private mappings there): on 'g' it
  * attaches read-only and reads the region's first byte, then on 'p' the
- * byte at region + offset, replying 'r' and that byte, unless the read
+ * byte at region + *offset, replying 'r' and that byte, unless the read
  * kills it.
  */
-struct peek_args {
-	const char *name;
-	unsigned long offset;	/* from the region's start */
-};
-
-static int peek_peer(struct mt_peer *p, void *arg)
+static int peek_peer(struct mt_peer *p, const struct mshare_info *region, void *offset)
 {
-	const struct peek_args *a = arg;
-	struct mshare_info info;
-	int rc;
-
-	if (mt_next(p) != 'g')
-		return 10;
-	rc = attach(a->name, O_RDONLY, &info);
-	if (rc)
-		return rc;
-	mt_reply(p, *(volatile char *)info.start);
+	mt_reply(p, *(volatile char *)region->start);
 	if (mt_next(p) != 'p')
 		return 11;
 	mt_reply(p, 'r');
-	mt_reply(p, *(volatile char *)(info.start + a->offset));
+	mt_reply(p, *(volatile char *)(region->start + *(unsigned long *)offset));
 	return 0;
 }
 
@@ -383,13 +352,12 @@ static int peek_hole(struct mt_peer *peer)
 
 TEST_F(attack, mremap_into_shared_slot_is_einval)
 {
-	const unsigned long hole = 1UL << 30;
-	struct peek_args a = { self->name, hole };
+	unsigned long hole = 1UL << 30;
 	struct mt_peer peer;
 	char *p, *q, *r;
 	int status;
 
-	ASSERT_SYS(mt_spawn(&peer, peek_peer, &a));
+	ASSERT_SYS(mt_spawn_sharer(&peer, self->name, O_RDONLY, peek_peer, &hole));
 	p = map_shared_anon(self->addr, PAGE, PROT_READ | PROT_WRITE);
 	ASSERT_NE(p, MAP_FAILED);
 	p[0] = 'D';
@@ -426,7 +394,7 @@ static void on_segv(int sig)
 TEST_F(attack, stack_growth_into_shared_slot_is_refused)
 {
 	const unsigned long stack_len = 16 * PAGE;
-	struct peek_args a = { self->name, self->unit - PAGE };
+	unsigned long last_page = self->unit - PAGE;
 	unsigned long slot_end = self->addr + self->unit;
 	struct sigaction sa = { .sa_handler = on_segv }, old;
 	volatile int grew = 0;
@@ -434,7 +402,7 @@ TEST_F(attack, stack_growth_into_shared_slot_is_refused)
 	char *p, *stack;
 	int status;
 
-	ASSERT_SYS(mt_spawn(&peer, peek_peer, &a));
+	ASSERT_SYS(mt_spawn_sharer(&peer, self->name, O_RDONLY, peek_peer, &last_page));
 	p = map_shared_anon(self->addr, PAGE, PROT_READ | PROT_WRITE);
 	ASSERT_NE(p, MAP_FAILED);
 	p[0] = 'D';
@@ -487,7 +455,7 @@ static int mlock_then_mmap(void *arg)
 {
 	const char *name = arg;
 	struct mshare_info info;
-	int rc = attach(name, O_RDONLY, &info);
+	int rc = mt_attach(NULL, name, O_RDONLY, &info);
 	void *m;
 
 	if (rc)
@@ -555,7 +523,7 @@ static int poke_region(void *arg)
 {
 	struct poke_args *a = arg;
 	struct mshare_info info;
-	int rc = attach(a->name, O_RDWR, &info);
+	int rc = mt_attach(NULL, a->name, O_RDWR, &info);
 
 	if (rc)
 		return rc;
@@ -891,7 +859,7 @@ static int sharer_reads_smaps(void *arg)
 {
 	const char *name = arg;
 	struct mshare_info info;
-	int rc = attach(name, O_RDONLY, &info);
+	int rc = mt_attach(NULL, name, O_RDONLY, &info);
 	long rss;
 
 	if (rc)
@@ -933,7 +901,7 @@ static int sharer_mbinds_region(void *arg)
 {
 	const char *name = arg;
 	struct mshare_info info;
-	int rc = attach(name, O_RDWR, &info);
+	int rc = mt_attach(NULL, name, O_RDWR, &info);
 	char *q;
 
 	if (rc)
@@ -988,7 +956,7 @@ static int sharer_mlocks_past_region(void *arg)
 {
 	const char *name = arg;
 	struct mshare_info info;
-	int rc = attach(name, O_RDONLY, &info);
+	int rc = mt_attach(NULL, name, O_RDONLY, &info);
 	unsigned long end;
 	char *q;
 
@@ -1088,7 +1056,7 @@ static int spin_through_truncate(void *arg)
 
 	if (pin_to_cpu(1) != 0)
 		return 70;
-	rc = attach(a->name, O_RDONLY, &info);
+	rc = mt_attach(NULL, a->name, O_RDONLY, &info);
 	if (rc)
 		return rc;
 	sigemptyset(&sa.sa_mask);
@@ -1255,7 +1223,7 @@ static int mmput_victim(struct mt_peer *p, void *arg)
 	struct mmput_args *a = arg;
 	struct mshare_info info;
 	char *buf;
-	int rc = attach(a->name, O_RDONLY, &info);
+	int rc = mt_attach(NULL, a->name, O_RDONLY, &info);
 
 	if (rc)
 		return rc;
@@ -1274,19 +1242,14 @@ static int mmput_victim(struct mt_peer *p, void *arg)
 /* The reader: shares the region too; reads the victim's buffer through
  * /proc/PID/mem, then checks it still has its own entry for the region
  * (no fault on a page it had touched). */
-static int mmput_reader(struct mt_peer *p, void *arg)
+static int mmput_reader(struct mt_peer *p, const struct mshare_info *region, void *arg)
 {
 	struct mmput_args *a = arg;
-	struct mshare_info info;
+	struct mshare_info info = *region;
 	char path[64], *buf;
-	int fd, rc, pid;
+	int fd, pid;
 	ssize_t n;
 
-	if (mt_next(p) != 'g')
-		return 10;
-	rc = attach(a->name, O_RDONLY, &info);
-	if (rc)
-		return rc;
 	if (*(volatile char *)info.start != 'D')
 		return 20;
 	if (page_present(info.start) != 1)
@@ -1342,7 +1305,7 @@ TEST_F_TIMEOUT(attack, last_mmput_in_a_reader_leaves_the_readers_entries, 240)
 
 		memset(sync, 0, sizeof(*sync));
 		a.len = (size_t)(16UL << 20) << round;
-		ASSERT_SYS(mt_spawn(&reader, mmput_reader, &a));
+		ASSERT_SYS(mt_spawn_sharer(&reader, a.name, O_RDONLY, mmput_reader, &a));
 		ASSERT_SYS(mt_spawn(&victim, mmput_victim, &a));
 		ASSERT_EQ(mt_recv(&victim), 'r');
 		vpid = victim.pid;
@@ -1400,7 +1363,7 @@ static int sharer_sets_home_node(void *arg)
 {
 	const char *name = arg;
 	struct mshare_info info;
-	int rc = attach(name, O_RDWR, &info);
+	int rc = mt_attach(NULL, name, O_RDWR, &info);
 
 	if (rc)
 		return rc;

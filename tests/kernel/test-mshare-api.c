@@ -26,9 +26,7 @@ FIXTURE(region)
 
 FIXTURE_SETUP(region)
 {
-	REQUIRE_MSHARE(&self->unit);
-	self->addr = mt_region(self->unit, 0);
-	mt_name(self->name, sizeof(self->name), "api");
+	MT_SETUP_REGION(self, 0, "api");
 }
 
 FIXTURE_TEARDOWN(region)
@@ -52,26 +50,15 @@ static void create_region(struct __test_metadata *_metadata, FIXTURE_DATA(region
  * own text one page further, replies 'w'; on 'u' it detaches and replies
  * 'u' (or 'e' when mshare_unlink failed).
  */
-static int cover_letter_consumer(struct mt_peer *p, void *arg)
+static int cover_letter_consumer(struct mt_peer *p, const struct mshare_info *region, void *name)
 {
-	const char *name = arg;
-	struct mshare_info info;
+	char *start = (char *)region->start;
 
-	if (mt_next(p) != 'g')
-		return 10;
-	if (mt_read_info(name, &info) != 0) {
-		mt_log("consumer: reading %s/%s: %s", MSHARE_FS_DIR, name, strerror(errno));
-		return 11;
-	}
-	if (mshare(name, info.start, info.size, O_RDWR, 0600) != 0) {
-		mt_log("consumer: mshare(O_RDWR): %s", strerror(errno));
-		return 12;
-	}
-	if (strcmp((char *)info.start, donor_text) != 0) {
-		mt_log("consumer read \"%.40s\" instead of the donor's text", (char *)info.start);
+	if (strcmp(start, donor_text) != 0) {
+		mt_log("consumer read \"%.40s\" instead of the donor's text", start);
 		return 13;
 	}
-	strcpy((char *)info.start + 4096, consumer_text);
+	strcpy(start + 4096, consumer_text);
 	mt_reply(p, 'w');
 	if (mt_next(p) != 'u')
 		return 14;
@@ -84,7 +71,7 @@ TEST_F(region, cover_letter_donor_and_consumer)
 	struct mt_peer consumer;
 	int status;
 
-	ASSERT_SYS(mt_spawn(&consumer, cover_letter_consumer, self->name));
+	ASSERT_SYS(mt_spawn_sharer(&consumer, self->name, O_RDWR, cover_letter_consumer, self->name));
 	create_region(_metadata, self, O_RDWR, 0600);
 	memcpy((char *)self->addr, donor_text, sizeof(donor_text));
 
@@ -265,23 +252,15 @@ TEST_F(region, msharefs_file_mode_comes_from_mode)
  * 'r'), then writes, which must raise SIGSEGV.  Exit status 0 means the
  * write went through.
  */
-static int rdonly_consumer(struct mt_peer *p, void *arg)
+static int rdonly_consumer(struct mt_peer *p, const struct mshare_info *region, void *arg)
 {
-	const char *name = arg;
-	struct mshare_info info;
+	char *start = (char *)region->start;
 
-	if (mt_next(p) != 'g')
-		return 10;
-	if (mt_read_info(name, &info) != 0)
-		return 11;
-	if (mshare(name, info.start, info.size, O_RDONLY, 0) != 0) {
-		mt_log("consumer: mshare(O_RDONLY): %s", strerror(errno));
-		return 12;
-	}
-	if (strcmp((char *)info.start, donor_text) != 0)
+	(void)arg;
+	if (strcmp(start, donor_text) != 0)
 		return 13;
 	mt_reply(p, 'r');
-	*(volatile char *)info.start = 'X';
+	*(volatile char *)start = 'X';
 	return 0;
 }
 
@@ -290,7 +269,7 @@ TEST_F(region, rdonly_consumer_write_faults)
 	struct mt_peer consumer;
 	int status;
 
-	ASSERT_SYS(mt_spawn(&consumer, rdonly_consumer, self->name));
+	ASSERT_SYS(mt_spawn_sharer(&consumer, self->name, O_RDONLY, rdonly_consumer, NULL));
 	create_region(_metadata, self, O_RDWR, 0600);
 	strcpy((char *)self->addr, donor_text);
 	/* 'r' proves the read worked, so the SIGSEGV below comes from the write. */

@@ -65,11 +65,8 @@ static int consumer(struct mt_peer *p, void *arg)
 	while ((c = mt_next(p)) >= 0) {
 		switch (c) {
 		case 'a':
-			if (mt_read_info(name, &info) != 0 ||
-			    mshare(name, info.start, info.size, O_RDWR, 0) != 0) {
-				mt_log("consumer %d: attach: %s", (int)getpid(), strerror(errno));
+			if (mt_attach(NULL, name, O_RDWR, &info))
 				return 10;
-			}
 			base = (char *)info.start;
 			/* fall through */
 		case 'v':

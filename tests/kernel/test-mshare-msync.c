@@ -209,9 +209,7 @@ static int consumer(struct mt_peer *p, void *arg)
 
 	while ((c = mt_next(p)) >= 0) {
 		if (c == 'g') {
-			if (mt_read_info(plan->name, &info) != 0 ||
-			    mshare(plan->name, info.start, info.size, O_RDWR, 0) != 0) {
-				mt_log("consumer: attach: %s", strerror(errno));
+			if (mt_attach(NULL, plan->name, O_RDWR, &info)) {
 				mt_reply(p, 'f');
 				continue;
 			}
@@ -251,6 +249,20 @@ static int consumer(struct mt_peer *p, void *arg)
 	mshare_unlink(plan->name);
 	return 0;
 }
+
+/* The start of both fixtures' teardowns: the consumer reaped, the region's
+ * name and the test's file removed (both fixtures have these fields). */
+#define END_REGION(self) do { \
+	if ((self)->have_peer) { \
+		int status_ = mt_finish(&(self)->peer); \
+		if (!mt_exited_ok(status_)) \
+			mt_log_status("consumer", status_); \
+	} \
+	if ((self)->created) \
+		EXPECT_SYS(mshare_unlink((self)->name)); \
+	if ((self)->path[0]) \
+		unlink((self)->path); \
+} while (0)
 
 /* ---- the fixture: the pmem filesystem mounted dax=never ---- */
 
@@ -304,7 +316,7 @@ FIXTURE_SETUP(nodax)
 	int fd;
 	ssize_t n;
 
-	REQUIRE_MSHARE(&self->unit);
+	MT_SETUP_REGION(self, 16, "msync");
 	if (geteuid() != 0)
 		SETUP_SKIP("needs root (mounts %s)", PMEM_DEV);
 	if (access(PMEM_DEV, R_OK) != 0)
@@ -313,8 +325,6 @@ FIXTURE_SETUP(nodax)
 	 * /mnt/pmem back for the later tests (the 6.1 harness tears down only
 	 * after a setup that completed). */
 	_metadata->setup_completed = true;
-	self->addr = mt_region(self->unit, 16);
-	mt_name(self->name, sizeof(self->name), "msync");
 
 	mount_point_of(PMEM_DEV, where, sizeof(where));
 	if (where[0]) {
@@ -343,16 +353,7 @@ FIXTURE_SETUP(nodax)
 
 FIXTURE_TEARDOWN(nodax)
 {
-	if (self->have_peer) {
-		int status = mt_finish(&self->peer);
-
-		if (!mt_exited_ok(status))
-			mt_log_status("consumer", status);
-	}
-	if (self->created)
-		EXPECT_SYS(mshare_unlink(self->name));
-	if (self->path[0])
-		unlink(self->path);
+	END_REGION(self);
 	if (self->old_wb[0])
 		EXPECT_SYS(write_text(WB_SYSCTL, self->old_wb));
 	if (self->mounted)
@@ -550,25 +551,14 @@ FIXTURE(inplace)
 
 FIXTURE_SETUP(inplace)
 {
-	REQUIRE_MSHARE(&self->unit);
-	self->addr = mt_region(self->unit, 18);
-	mt_name(self->name, sizeof(self->name), "msync-inplace");
+	MT_SETUP_REGION(self, 18, "msync-inplace");
 	self->faults = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(self->faults, MAP_FAILED);
 }
 
 FIXTURE_TEARDOWN(inplace)
 {
-	if (self->have_peer) {
-		int status = mt_finish(&self->peer);
-
-		if (!mt_exited_ok(status))
-			mt_log_status("consumer", status);
-	}
-	if (self->created)
-		EXPECT_SYS(mshare_unlink(self->name));
-	if (self->path[0])
-		unlink(self->path);
+	END_REGION(self);
 }
 
 /* Maps fd (or shared anonymous memory when fd < 0), header-stamped, at the

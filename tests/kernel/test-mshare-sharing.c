@@ -103,9 +103,7 @@ FIXTURE(sharing)
 
 FIXTURE_SETUP(sharing)
 {
-	REQUIRE_MSHARE(&self->unit);
-	self->addr = mt_region(self->unit, 4);
-	mt_name(self->name, sizeof(self->name), "share");
+	MT_SETUP_REGION(self, 4, "share");
 }
 
 FIXTURE_TEARDOWN(sharing)
@@ -142,23 +140,10 @@ static int plain_sharer(struct mt_peer *p, void *arg)
 
 /* mshare consumer: on 'g' attaches, checks every page, replies 'r' (or 'f');
  * on 'u' detaches and replies 'u' (or 'e'); exits on EOF. */
-static int mshare_sharer(struct mt_peer *p, void *arg)
+static int mshare_sharer(struct mt_peer *p, const struct mshare_info *region, void *name)
 {
-	const char *name = arg;
-	struct mshare_info info;
-	int c;
-
-	if (mt_next(p) != 'g')
-		return 10;
-	if (mt_read_info(name, &info) != 0)
-		return 11;
-	if (mshare(name, info.start, info.size, O_RDWR, 0) != 0) {
-		mt_log("consumer %d: mshare: %s", (int)getpid(), strerror(errno));
-		return 12;
-	}
-	mt_reply(p, check_pattern((const char *)info.start, shared_size, 1) < 0 ? 'r' : 'f');
-	c = mt_next(p);
-	if (c == 'u')
+	mt_reply(p, check_pattern((const char *)region->start, shared_size, 1) < 0 ? 'r' : 'f');
+	if (mt_next(p) == 'u')
 		mt_reply(p, mshare_unlink(name) == 0 ? 'u' : 'e');
 	return 0;
 }
@@ -228,7 +213,7 @@ TEST_F_TIMEOUT(sharing, consumers_add_far_less_page_table_than_map_shared, 3000)
 
 	/* mshare: consumers forked before the region exists. */
 	for (int i = 0; i < sharers; i++)
-		ASSERT_SYS(mt_spawn(&peers[i], mshare_sharer, self->name));
+		ASSERT_SYS(mt_spawn_sharer(&peers[i], self->name, O_RDWR, mshare_sharer, self->name));
 	fd = open(self->path, O_RDWR);
 	ASSERT_SYS(fd);
 	donor = mmap((void *)self->addr, shared_size, PROT_READ | PROT_WRITE,
@@ -271,21 +256,10 @@ TEST_F_TIMEOUT(sharing, consumers_add_far_less_page_table_than_map_shared, 3000)
 #define STAMP_CONSUMER	0x636f6e73756d6572ULL
 #define STAMP_DONOR	0x646f6e6f72212121ULL
 
-static int dax_consumer(struct mt_peer *p, void *arg)
+static int dax_consumer(struct mt_peer *p, const struct mshare_info *region, void *name)
 {
-	const char *name = arg;
-	struct mshare_info info;
-	char *base;
+	char *base = (char *)region->start;
 
-	if (mt_next(p) != 'g')
-		return 10;
-	if (mt_read_info(name, &info) != 0)
-		return 11;
-	if (mshare(name, info.start, info.size, O_RDWR, 0) != 0) {
-		mt_log("consumer: mshare: %s", strerror(errno));
-		return 12;
-	}
-	base = (char *)info.start;
 	if (check_pattern(base, DAX_SIZE, 2) >= 0)
 		return 13;
 	*(volatile uint64_t *)(base + 7 * PAGE) = STAMP_CONSUMER;
@@ -312,7 +286,7 @@ TEST_F(sharing, dax_file_in_region_is_shared_and_reads_back)
 	ASSERT_SYS(write_pattern_file(self->path, DAX_SIZE, 2));
 	ASSERT_TRUE(file_is_dax(self->path));
 
-	ASSERT_SYS(mt_spawn(&consumer, dax_consumer, self->name));
+	ASSERT_SYS(mt_spawn_sharer(&consumer, self->name, O_RDWR, dax_consumer, self->name));
 	fd = open(self->path, O_RDWR);
 	ASSERT_SYS(fd);
 	donor = mmap((void *)self->addr, DAX_SIZE, PROT_READ | PROT_WRITE,
