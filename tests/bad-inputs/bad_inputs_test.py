@@ -21,8 +21,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
-import tap  # noqa: E402
+import tap
 
 HARNESS = tap.HARNESS
 PY = sys.executable

@@ -1,4 +1,4 @@
 #!/bin/sh
 # bench/compare on two small real runs: every point compared, means match
 # the records, a run compared with itself shows no significant change.
-exec python3 -B "$(dirname "$0")/compare_test.py"
+PYTHONPATH="$(dirname "$0")/../lib" exec python3 -B "$(dirname "$0")/compare_test.py"

@@ -1,18 +1,12 @@
-import sys
 import csv
 import io
 import json
 import glob
 import os
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import tap  # noqa: E402
+import tap
 
-t = tap.Tap()
-why = tap.harness_missing()
-if why:
-    t.skip("compare on two small real runs", why)
-    t.done()
+t = tap.harness_test("compare on two small real runs")
 
 d = tap.tempdir("compare")
 try:

@@ -1,16 +1,10 @@
-import sys
 import glob
 import json
 import os
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import tap  # noqa: E402
+import tap
 
-t = tap.Tap()
-why = tap.harness_missing()
-if why:
-    t.skip("guest hook", why)
-    t.done()
+t = tap.harness_test("guest hook")
 
 SPEC = """name = %s
 backends = shm, anon

@@ -1,11 +1,9 @@
-import sys
 import glob
 import json
 import os
 import shutil
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import tap  # noqa: E402
+import tap
 
 t = tap.Tap()
 TOOL = os.path.join(tap.ROOT, "bench", "headline")

@@ -1,14 +1,8 @@
-import sys
 import os
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import tap  # noqa: E402
+import tap
 
-t = tap.Tap()
-why = tap.harness_missing()
-if why:
-    t.skip("main job, host only", why)
-    t.done()
+t = tap.harness_test("main job, host only")
 
 SPEC = """name = mj
 backends = shm, mshare, file

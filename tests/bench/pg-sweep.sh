@@ -4,4 +4,4 @@
 # with the figures computed as documented; incomplete points are not
 # recorded; bench/compare, bench/side-by-side and plan --calibrate run on
 # the run directory.
-exec python3 -B "$(dirname "$0")/pg_sweep_test.py"
+PYTHONPATH="$(dirname "$0")/../lib" exec python3 -B "$(dirname "$0")/pg_sweep_test.py"

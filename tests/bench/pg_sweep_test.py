@@ -1,12 +1,10 @@
-import sys
 import json
 import re
 import os
 import subprocess
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import tap  # noqa: E402
+import tap
 
 t = tap.Tap()
 TOOL = os.path.join(tap.ROOT, "bench", "pg-sweep")

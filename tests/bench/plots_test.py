@@ -1,10 +1,8 @@
 import json
-import sys
 import os
 import shutil
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import tap  # noqa: E402
+import tap
 
 
 
@@ -47,25 +45,14 @@ def edit_records(run_dir, change):
                 json.dump(rec, f)
 
 
-t = tap.Tap()
-why = tap.harness_missing()
-if why:
-    t.skip("plots from a small real run", why)
-    t.done()
+t = tap.harness_test("plots from a small real run")
 if not shutil.which("gnuplot"):
     t.skip("plots from a small real run", "gnuplot not installed (make deps)")
     t.done()
 
 d = tap.tempdir("plots")
 try:
-    spec = tap.write_spec(d, "plots", text="""name = plots
-backends = shm, anon
-workers = 1, 2, 4
-sizes = 16M
-workloads = pt-footprint
-page = 4k
-repeats = 2
-""")
+    spec = tap.write_spec(d, "plots", workers="1, 2, 4")
     r = tap.sweep(spec, os.path.join(d, "results"))
     run = r.stdout.strip()
     t.ok(r.returncode == 0 and os.path.isdir(run), "small real sweep (exit %d)" % r.returncode, r.stderr)

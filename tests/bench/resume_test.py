@@ -1,4 +1,3 @@
-import sys
 import fcntl
 import glob
 import os
@@ -6,25 +5,13 @@ import signal
 import subprocess
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import tap  # noqa: E402
+import tap
 
-t = tap.Tap()
-why = tap.harness_missing()
-if why:
-    t.skip("resume after a killed sweep", why)
-    t.done()
+t = tap.harness_test("resume after a killed sweep")
 
 d = tap.tempdir("resume")
 try:
-    spec = tap.write_spec(d, "resume", text="""name = resume
-backends = shm, anon
-workers = 1, 2, 4
-sizes = 16M
-workloads = pt-footprint
-page = 4k
-repeats = 2
-""")
+    spec = tap.write_spec(d, "resume", workers="1, 2, 4")
     results = os.path.join(d, "results")
     runner = subprocess.Popen([os.path.join(tap.ROOT, "bench", "sweep"), spec, "--results", results],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

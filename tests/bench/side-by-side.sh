@@ -1,4 +1,4 @@
 #!/bin/sh
 # bench/side-by-side on a small real run: one table per worker count, one
 # row per backend, figures equal to the records; bad input refused, named.
-exec python3 -B "$(dirname "$0")/side_by_side_test.py"
+PYTHONPATH="$(dirname "$0")/../lib" exec python3 -B "$(dirname "$0")/side_by_side_test.py"

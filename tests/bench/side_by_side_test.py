@@ -1,18 +1,12 @@
-import sys
 import json
 import os
 import re
 import shutil
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import tap  # noqa: E402
+import tap
 from runrecords import human
 
-t = tap.Tap()
-why = tap.harness_missing()
-if why:
-    t.skip("side-by-side on a small real run", why)
-    t.done()
+t = tap.harness_test("side-by-side on a small real run")
 
 d = tap.tempdir("side-by-side")
 try:

@@ -1,4 +1,4 @@
 #!/bin/sh
 # Sweep spec parser: good specs expand as documented, bad ones are refused
 # with file:line and what is wrong, and the runner starts nothing for them.
-exec python3 -B "$(dirname "$0")/spec_test.py"
+PYTHONPATH="$(dirname "$0")/../lib" exec python3 -B "$(dirname "$0")/spec_test.py"

@@ -1,10 +1,8 @@
-import sys
 import glob
 import os
 import subprocess
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import tap  # noqa: E402
+import tap
 import sweepspec
 
 t = tap.Tap()
@@ -143,7 +141,7 @@ try:
     if why:
         t.skip("repeats[...] in a real sweep", why)
     else:
-        path = tap.write_spec(d, "reps", text=tap.TINY_SPEC % ("reps", 2) + "repeats[workers=4] = 1\n"
+        path = tap.write_spec(d, "reps", text=tap.tiny_spec("reps") + "repeats[workers=4] = 1\n"
                               + "exclude = backend=anon\n")
         r = tap.sweep(path, os.path.join(d, "r-reps"))
         recs = sorted(os.listdir(os.path.join(r.stdout.strip(), "records"))) if r.returncode == 0 else []

@@ -1,9 +1,6 @@
-import os
-import sys
 import math
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import tap  # noqa: E402
+import tap
 import welch
 
 t = tap.Tap()

@@ -20,7 +20,6 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 
-. tests/lib/tap.sh
 . tests/kernel/lib/guest.sh
 guest_require "kernel conformance"
 

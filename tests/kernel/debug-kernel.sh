@@ -30,7 +30,6 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 
-. tests/lib/tap.sh
 . tests/kernel/lib/guest.sh
 
 # Part of the default `make test`; MSHARE_SKIP_DEBUG=1 is the explicit

@@ -18,7 +18,6 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
-. tests/lib/tap.sh
 . tests/kernel/lib/guest.sh
 guest_require "head-to-head in the guest"
 mkdir -p build/vm
@@ -68,12 +67,7 @@ done
 wait $vm_pid
 rc=$?
 trap - TERM INT
-if [ $rc -ne 0 ]; then
-	not_ok "head-to-head runs in the guest (run.sh exit $rc, log $out.vm.log)"
-	tail -20 "$out.vm.log" | sed 's/^/# /'
-	finish
-fi
-ok "head-to-head runs in the guest"
+guest_ran $rc "head-to-head runs in the guest" "$out.vm.log"
 python3 - "$out" "$TAP_N" <<'PY'
 import json, os, sys
 sys.path.insert(0, "tests/lib")

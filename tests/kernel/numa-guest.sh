@@ -17,7 +17,6 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
-. tests/lib/tap.sh
 . tests/kernel/lib/guest.sh
 guest_require "NUMA in a 2-node guest"
 mkdir -p build/vm
@@ -42,12 +41,7 @@ cat /sys/devices/system/node/node*/hugepages/hugepages-2048kB/nr_hugepages >/out
 { mshare-bench run --backend shm --workers 2 --size 4M --workload touch --cpus 2 --out /out/never.json 2>/out/cpu2.err; echo \$? >/out/cpu2.rc; }
 " >"$out.vm.log" 2>&1
 rc=$?
-if [ $rc -ne 0 ]; then
-	not_ok "the NUMA runs in a 2-node guest (run.sh exit $rc, log $out.vm.log)"
-	tail -20 "$out.vm.log" | sed 's/^/# /'
-	finish
-fi
-ok "the NUMA runs in a 2-node guest"
+guest_ran $rc "the NUMA runs in a 2-node guest" "$out.vm.log"
 python3 - "$out" "$TAP_N" <<'PY'
 import json, os, sys
 sys.path.insert(0, "tests/lib")

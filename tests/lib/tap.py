@@ -5,10 +5,13 @@ unit tests use tests/lib/tap.h, the shell tests tests/lib/tap.sh.
     t.ok(cond, what[, detail])   "ok N - what" / "not ok N - what" (+ detail)
     t.skip(what, why)            "ok N - what # SKIP why"
     t.done()                     the plan "1..N"; exits 1 when a check failed
+    t = tap.harness_test(what)   a Tap, or a skip and the end when the harness
+                                 binary cannot run here
 
 Also the bench tests' helpers: the harness binary (HARNESS, harness_missing),
-guest_blocker, temporary directories, tiny sweep specs and sweeps. A test
-puts this directory on sys.path: sys.path.insert(0, <tests/lib>).
+guest_blocker, temporary directories, tiny sweep specs and sweeps. A test's
+.sh wrapper puts this directory on PYTHONPATH (PYTHONPATH=tests/lib python3
+-B tests/bench/compare_test.py runs one by hand).
 """
 
 import os
@@ -82,6 +85,17 @@ def harness_missing():
     return None
 
 
+def harness_test(what):
+    """The Tap of a test of real runs. When the harness cannot run here, the
+    test is the one line "ok 1 - WHAT # SKIP why" and ends."""
+    t = Tap()
+    why = harness_missing()
+    if why:
+        t.skip(what, why)
+        t.done()
+    return t
+
+
 def tempdir(name):
     d = tempfile.mkdtemp(prefix="mshare-bench-%s." % name)
     return d
@@ -91,21 +105,23 @@ def cleanup(d):
     shutil.rmtree(d, ignore_errors=True)
 
 
-TINY_SPEC = """# tiny real sweep for the tests
+def tiny_spec(name, repeats=2, workers="1, 4"):
+    """A tiny real sweep spec: shm and anon, pt-footprint over 16 MiB, 4k pages."""
+    return """# tiny real sweep for the tests
 name = %s
 backends = shm, anon
-workers = 1, 4
+workers = %s
 sizes = 16M
 workloads = pt-footprint
 page = 4k
 repeats = %d
-"""
+""" % (name, workers, repeats)
 
 
-def write_spec(d, name, repeats=2, text=None):
+def write_spec(d, name, repeats=2, text=None, workers="1, 4"):
     path = os.path.join(d, name + ".sweep")
     with open(path, "w") as f:
-        f.write(text if text is not None else TINY_SPEC % (name, repeats))
+        f.write(text if text is not None else tiny_spec(name, repeats, workers))
     return path
 
 

@@ -11,8 +11,11 @@
 #                           failed, else 1 (EXIT traps still run)
 #   bail WHAT               not_ok WHAT, then finish: a test that cannot go on
 #
-# TAP_N, TAP_PASSED, TAP_FAILED and TAP_SKIPPED count the lines so far.
-TAP_N=0 TAP_PASSED=0 TAP_FAILED=0 TAP_SKIPPED=0
+# TAP_N, TAP_PASSED, TAP_FAILED and TAP_SKIPPED count the lines so far (a
+# second source, e.g. by tests/kernel/lib/guest.sh, keeps them).
+if [ -z "${TAP_N:-}" ]; then
+	TAP_N=0 TAP_PASSED=0 TAP_FAILED=0 TAP_SKIPPED=0
+fi
 
 ok() {
 	TAP_N=$((TAP_N + 1))

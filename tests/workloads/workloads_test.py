@@ -8,11 +8,9 @@ counts are reproducible; nothing here depends on timing.
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import tap  # noqa: E402
+import tap
 
 BIN = os.path.join("build", "mshare-bench")
 WORKERS = 4

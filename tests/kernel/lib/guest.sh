@@ -3,11 +3,13 @@
 # image, no QEMU): `make test` builds the kernel first, so a missing image
 # is a broken set-up, not a reason to pass. MSHARE_SKIP_GUEST=1 is the
 # explicit opt-out: the guest tests are then reported as skipped, saying so.
-# The tests cd to the top of the tree and source tests/lib/tap.sh before
-# sourcing this.
+# The tests cd to the top of the tree before sourcing this; it brings the
+# TAP functions of tests/lib/tap.sh.
 #
 #   guest_blocker   prints why the guest tests cannot run (empty: they can)
 #   guest_verdict   "skip" with MSHARE_SKIP_GUEST=1, else "fail"
+. tests/lib/tap.sh
+
 guest_blocker() {
 	if [ "${MSHARE_SKIP_GUEST:-0}" = 1 ]; then
 		echo "MSHARE_SKIP_GUEST=1: guest tests not run"
@@ -27,6 +29,17 @@ guest_tap() {
 	else
 		not_ok "$1: cannot boot the guest: $2"
 	fi
+}
+# guest_ran RC DESCRIPTION LOG: the TAP line for a guest run that returned
+# RC (kernel/vm/run.sh's status); when it failed, LOG's tail and the end of
+# the calling script.
+guest_ran() {
+	if [ "$1" -ne 0 ]; then
+		not_ok "$2 (run.sh exit $1, log $3)"
+		tail -20 "$3" | sed 's/^/# /'
+		finish
+	fi
+	ok "$2"
 }
 # guest_require DESCRIPTION: when the guest cannot run, print the one TAP line
 # for it (SKIP with MSHARE_SKIP_GUEST=1, else not ok) and end the calling script.
