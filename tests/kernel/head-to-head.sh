@@ -68,15 +68,10 @@ wait $vm_pid
 rc=$?
 trap - TERM INT
 guest_ran $rc "head-to-head runs in the guest" "$out.vm.log"
-python3 - "$out" "$TAP_N" <<'PY'
-import json, os, sys
-sys.path.insert(0, "tests/lib")
+PYTHONPATH=tests/lib python3 - "$out" "$TAP_N" <<'PY'
+import os, sys
 import tap
-out = sys.argv[1]
-t = tap.Tap(start=int(sys.argv[2]))
-def rec(name):
-    with open(os.path.join(out, name)) as f:
-        return json.load(f)
+t, out, rec = tap.guest_results(sys.argv)
 ms, dax, ver = rec("mshare.json"), rec("dax4k.json"), rec("verify.json")
 m = ms["results"]["pagetables"]["region_bytes_per_worker"]
 d = dax["results"]["pagetables"]["region_bytes_per_worker"]

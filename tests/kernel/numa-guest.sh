@@ -42,15 +42,10 @@ cat /sys/devices/system/node/node*/hugepages/hugepages-2048kB/nr_hugepages >/out
 " >"$out.vm.log" 2>&1
 rc=$?
 guest_ran $rc "the NUMA runs in a 2-node guest" "$out.vm.log"
-python3 - "$out" "$TAP_N" <<'PY'
-import json, os, sys
-sys.path.insert(0, "tests/lib")
+PYTHONPATH=tests/lib python3 - "$out" "$TAP_N" <<'PY'
+import os, sys
 import tap
-out = sys.argv[1]
-t = tap.Tap(start=int(sys.argv[2]))
-def rec(name):
-    with open(os.path.join(out, name)) as f:
-        return json.load(f)
+t, out, rec = tap.guest_results(sys.argv)
 def per_node(r):
     return [x["delta_bytes"] for x in r["results"]["pagetables"]["nodes"]]
 

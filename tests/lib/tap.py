@@ -7,6 +7,7 @@ unit tests use tests/lib/tap.h, the shell tests tests/lib/tap.sh.
     t.done()                     the plan "1..N"; exits 1 when a check failed
     t = tap.harness_test(what)   a Tap, or a skip and the end when the harness
                                  binary cannot run here
+    t, out, rec = tap.guest_results(sys.argv)   the Python part of a guest test
 
 Also the bench tests' helpers: the harness binary (HARNESS, harness_missing),
 guest_blocker, temporary directories, tiny sweep specs and sweeps. A test's
@@ -14,6 +15,7 @@ guest_blocker, temporary directories, tiny sweep specs and sweeps. A test's
 -B tests/bench/compare_test.py runs one by hand).
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -83,6 +85,18 @@ def harness_missing():
     if r.returncode != 0 or "shm" not in r.stdout:
         return "`mshare-bench backends` does not list shm: %s" % (r.stdout + r.stderr).strip()[:200]
     return None
+
+
+def guest_results(argv):
+    """For the Python part of a guest test, run as python3 - DIR N: a Tap that
+    goes on after the shell's N lines, DIR (the guest's /out) and rec(name),
+    which reads the JSON record DIR/name."""
+    out = argv[1]
+
+    def rec(name):
+        with open(os.path.join(out, name)) as f:
+            return json.load(f)
+    return Tap(start=int(argv[2])), out, rec
 
 
 def harness_test(what):

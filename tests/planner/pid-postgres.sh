@@ -28,7 +28,7 @@ BACKENDS=20
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/plan-pg.XXXXXX") || exit 2
 data="$tmp/data" pg_pid="" hp_added=0 run_pid=""
-as_pg() { "$@"; }
+. tests/lib/postgres.sh
 # The suite's hugepage pool lock (harness/hugepool.c, README "The hugepage
 # pool"): held while counting free pages until they are allocated, and while
 # giving pages back.
@@ -75,13 +75,7 @@ fi
 
 # Not as root: PostgreSQL refuses root; the planner then runs as root, but
 # one check runs it as the server's owner too.
-if [ "$(id -u)" = 0 ]; then
-	if id postgres >/dev/null 2>&1; then pguser=postgres; else pguser=nobody; fi
-	chown "$pguser" "$tmp"
-	as_pg() { su "$pguser" -s /bin/sh -c 'exec "$0" "$@"' -- "$@"; }
-else
-	pguser=$(id -un)
-fi
+pg_owner "$tmp"
 echo "# PostgreSQL runs as $pguser in $tmp"
 
 if ! as_pg "$PGBIN/initdb" -D "$data" -A trust -U postgres >"$tmp/initdb.log" 2>&1; then

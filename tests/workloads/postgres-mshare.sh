@@ -44,17 +44,13 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-as_pg() { "$@"; }
+. tests/lib/postgres.sh
 if [ ! -x "$PGBIN/postgres" ]; then
 	skip "host: PostgreSQL refuses to start without mshare" "postgresql-15 is not installed ($PGBIN/postgres missing)"
 elif [ -e /proc/sys/vm/mshare_size ]; then
 	skip "host: PostgreSQL refuses to start without mshare" "this kernel has mshare"
 else
-	if [ "$(id -u)" = 0 ]; then
-		if id postgres >/dev/null 2>&1; then pguser=postgres; else pguser=nobody; fi
-		chown "$pguser" "$tmp"
-		as_pg() { su "$pguser" -s /bin/sh -c 'exec "$0" "$@"' -- "$@"; }
-	fi
+	pg_owner "$tmp"
 	cp "$SO" "$tmp/pg-mshare.so" && chmod 644 "$tmp/pg-mshare.so"
 	opts="-c listen_addresses='' -c unix_socket_directories='$tmp' -c port=5499 -c shared_buffers=16MB"
 	if ! as_pg "$PGBIN/initdb" -D "$tmp/data" -A trust -U postgres --no-locale -E UTF8 >"$tmp/initdb.log" 2>&1; then
