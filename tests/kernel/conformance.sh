@@ -76,11 +76,8 @@ echo "# kernel conformance: booting the patched kernel under QEMU (TCG); its con
 kernel/vm/run.sh --no-build --kernel "$image" --mem 2G --pmem 4 --cpus 2 --align 4K --timeout "$vm_timeout" \
 	--append "slub_debug=FZPU,numa_policy" \
 	--fail-on-warning --stream comment --keep-out --out "$out" ${KERNEL_TEST_VM_OPTS:-} -- "$guest_cmd" &
-vm_pid=$!
-trap 'kill -TERM $vm_pid 2>/dev/null; wait $vm_pid; exit 143' TERM INT
-wait $vm_pid
+guest_wait $!
 vm_rc=$?
-trap - TERM INT
 
 timing=$(sed -n 's/^boot_to_shell_s=//p' "$out/vm-timing.txt" 2>/dev/null)
 case $vm_rc in

@@ -87,12 +87,7 @@ vm() {
 	eval "$_var=\$_out"
 	kernel/vm/run.sh --no-build --kernel "$image" --timeout "$_budget" --stream none \
 		--keep-out --out "$_out" "$@" >"$_out/run.log" 2>&1 &
-	_pid=$!
-	trap 'kill -TERM $_pid 2>/dev/null; wait $_pid; exit 143' TERM INT
-	wait $_pid
-	_rc=$?
-	trap - TERM INT
-	return $_rc
+	guest_wait $!
 }
 show_failure() {	# show_failure DIR: run.sh's verdict, as TAP comments
 	grep -E '^run.sh: (FAIL|kernel)|^(BUG|WARNING|INFO|Oops|kernel BUG)' "$1/run.log" | head -n 30 | sed 's/^/# /'
@@ -143,11 +138,8 @@ conf_log=$(mktemp build/vm/debug-conformance.XXXXXX.log) || exit 1
 KERNEL_TEST_IMAGE=$image KERNEL_TEST_OUT=build/vm/debug-conformance TEST_TIMEOUT=1500 \
 	KERNEL_TEST_GUEST_ENV=${DEBUG_KT_ENV:-KT_SHARERS=20 KT_SHARED_MB=256} \
 	tests/kernel/conformance.sh >"$conf_log" 2>&1 &
-conf_pid=$!
-trap 'kill -TERM $conf_pid 2>/dev/null; wait $conf_pid; exit 143' TERM INT
-wait $conf_pid
+guest_wait $!
 conf_rc=$?
-trap - TERM INT
 relayed=0
 while IFS= read -r line; do
 	case "$line" in

@@ -20,12 +20,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 . tests/kernel/lib/guest.sh
 guest_require "head-to-head in the guest"
-mkdir -p build/vm
-out=$(mktemp -d build/vm/head-to-head.XXXXXX) || exit 1
-chmod 755 "$out"
-if ! make -s --no-print-directory initramfs >"$out.build.log" 2>&1; then
-	bail "head-to-head: building the initramfs failed"
-fi
+guest_setup head-to-head
 common="--workers 100 --size 64M --page 4k --workload pt-footprint --quiet"
 echo "# head-to-head: booting the patched kernel under QEMU (TCG); the runs take a few minutes (log $out.vm.log)"
 t0=$(date +%s)
@@ -49,12 +44,9 @@ for how in INT KILL; do
 	done
 	ls -A /sys/fs/mshare >/out/stopped-\$how.left; { ls -A /mnt/pmem | grep -v lost+found || true; } >>/out/stopped-\$how.left
 done" >"$out.vm.log" 2>&1 &
-vm_pid=$!
-trap 'kill -TERM $vm_pid 2>/dev/null; wait $vm_pid; exit 143' TERM INT
 # Progress: when the guest is up, then a line a minute.
 up=0 beat=$t0
-while kill -0 $vm_pid 2>/dev/null; do
-	sleep 2
+progress() {
 	now=$(date +%s)
 	if [ $up = 0 ] && grep -q '@@MSHARE-VM-READY' "$out/console.log" 2>/dev/null; then
 		up=1 beat=$now
@@ -63,11 +55,9 @@ while kill -0 $vm_pid 2>/dev/null; do
 		beat=$now
 		echo "# head-to-head: still running ($((now - t0)) s)"
 	fi
-done
-wait $vm_pid
-rc=$?
-trap - TERM INT
-guest_ran $rc "head-to-head runs in the guest" "$out.vm.log"
+}
+guest_wait $! progress
+guest_ran $? "head-to-head runs in the guest" "$out.vm.log"
 PYTHONPATH=tests/lib python3 - "$out" "$TAP_N" <<'PY'
 import os, sys
 import tap

@@ -317,6 +317,17 @@ static inline int mt_attach(struct mt_peer *p, const char *name, int oflag, stru
 	return 0;
 }
 
+/* In a helper process: waits for 'u', detaches with mshare_unlink(name)
+ * and replies 'u' (or 'e' when that failed).  0, or 16 for another
+ * command. */
+static inline int mt_detach_on_u(struct mt_peer *p, const char *name)
+{
+	if (mt_next(p) != 'u')
+		return 16;
+	mt_reply(p, mshare_unlink(name) == 0 ? 'u' : 'e');
+	return 0;
+}
+
 /* A helper that attaches on 'g' (mt_attach) and then runs
  * fn(peer, region, arg): mt_spawn_sharer() forks it. */
 typedef int (*mt_sharer_fn)(struct mt_peer *p, const struct mshare_info *region, void *arg);

@@ -19,12 +19,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 . tests/kernel/lib/guest.sh
 guest_require "NUMA in a 2-node guest"
-mkdir -p build/vm
-out=$(mktemp -d build/vm/numa-guest.XXXXXX) || exit 1
-chmod 755 "$out"
-if ! make -s --no-print-directory initramfs >"$out.build.log" 2>&1; then
-	bail "numa-guest: building the initramfs failed"
-fi
+guest_setup numa-guest
 c="--size 64M --page 4k --workload pt-footprint --quiet"
 echo "# numa-guest: booting a 2-node guest under QEMU (TCG); a few minutes (log $out.vm.log)"
 kernel/vm/run.sh --numa 2 --cpus 2 --pmem-node 1 --mem 2G --pmem 1 --timeout 1200 --out "$out" -- sh -c "

@@ -60,10 +60,7 @@ static int cover_letter_consumer(struct mt_peer *p, const struct mshare_info *re
 	}
 	strcpy(start + 4096, consumer_text);
 	mt_reply(p, 'w');
-	if (mt_next(p) != 'u')
-		return 14;
-	mt_reply(p, mshare_unlink(name) == 0 ? 'u' : 'e');
-	return 0;
+	return mt_detach_on_u(p, name);
 }
 
 TEST_F(region, cover_letter_donor_and_consumer)

@@ -267,10 +267,7 @@ static int dax_consumer(struct mt_peer *p, const struct mshare_info *region, voi
 	if (mt_next(p) != 'c')
 		return 14;
 	mt_reply(p, *(volatile uint64_t *)(base + 9 * PAGE) == STAMP_DONOR ? 'k' : 'f');
-	if (mt_next(p) != 'u')
-		return 15;
-	mt_reply(p, mshare_unlink(name) == 0 ? 'u' : 'e');
-	return 0;
+	return mt_detach_on_u(p, name);
 }
 
 TEST_F(sharing, dax_file_in_region_is_shared_and_reads_back)

@@ -321,7 +321,7 @@ done
 "$BIN" plan --pid "$run_pid" --json >"$tmp/run-plan.json" 2>"$tmp/run-plan.err"
 rc=$?
 [ $rc = 0 ] || sed 's/^/# /' "$tmp/run-plan.err"
-check $rc "harness run: plan --pid <mshare-bench run parent> runs"
+check_status $rc "harness run: plan --pid <mshare-bench run parent> runs"
 [ $rc = 0 ] && python3 - "$tmp/run-plan.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

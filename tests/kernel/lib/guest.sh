@@ -30,6 +30,34 @@ guest_tap() {
 		not_ok "$1: cannot boot the guest: $2"
 	fi
 }
+# guest_setup NAME: out=build/vm/NAME.XXXXXX, a new results directory the
+# guest may write, and the initramfs built (log $out.build.log); when either
+# fails, that is the test's last TAP line.
+guest_setup() {
+	mkdir -p build/vm
+	out=$(mktemp -d "build/vm/$1.XXXXXX") || bail "$1: cannot create a results directory in build/vm"
+	chmod 755 "$out"
+	make -s --no-print-directory initramfs >"$out.build.log" 2>&1 ||
+		bail "$1: building the initramfs failed (log $out.build.log)"
+}
+# guest_wait PID [PROGRESS]: waits for PID, a kernel/vm/run.sh (or a test
+# that runs one) started in the background, so that a TERM or INT to this
+# script reaches it and it stops QEMU; runs the command PROGRESS every 2 s
+# meanwhile.  Its status is PID's.
+guest_wait() {
+	_gw_pid=$1
+	trap 'kill -TERM $_gw_pid 2>/dev/null; wait $_gw_pid; exit 143' TERM INT
+	if [ -n "${2:-}" ]; then
+		while kill -0 "$_gw_pid" 2>/dev/null; do
+			sleep 2
+			$2
+		done
+	fi
+	wait "$_gw_pid"
+	_gw_rc=$?
+	trap - TERM INT
+	return $_gw_rc
+}
 # guest_ran RC DESCRIPTION LOG: the TAP line for a guest run that returned
 # RC (kernel/vm/run.sh's status); when it failed, LOG's tail and the end of
 # the calling script.
