@@ -21,6 +21,7 @@
 #define MSHARE_TEST_H
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -60,6 +61,32 @@
  * already in its shared results).  Nothing is set up yet to tear down.
  */
 #define SETUP_SKIP(fmt, ...) SKIP(_exit(255), fmt, ##__VA_ARGS__)
+
+static inline void mt_log_errno(long r, int e, int want, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static inline void mt_log_errno(long r, int e, int want, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	mt_log("%s: %ld (%s), want %s", what, r, e ? strerror(e) : "no error", strerror(want));
+}
+
+/* In a helper process (no ASSERT there): expr must fail with errno err;
+ * otherwise this logs what it gave (the rest: a printf format saying what
+ * expr is, and its arguments) and returns code from the calling function. */
+#define MT_CHILD_ERRNO(expr, err, code, ...) do { \
+	errno = 0; \
+	long mt_r_ = (long)(expr); \
+	int mt_e_ = errno; \
+	if (mt_r_ != -1 || mt_e_ != (err)) { \
+		mt_log_errno(mt_r_, mt_e_, err, __VA_ARGS__); \
+		return code; \
+	} \
+} while (0)
 
 /* Regions start at 2 TiB, as in the cover letter's example, one mshare unit
  * (PGDIR_SIZE) apart so that tests never overlap. */
@@ -355,6 +382,54 @@ static inline int mt_spawn_sharer(struct mt_peer *p, const char *name, int oflag
 	struct mt_sharer_args s = { name, oflag, fn, arg };
 
 	return mt_spawn(p, mt_sharer_main, &s);
+}
+
+/* Runs fn(arg) in a child, which exits with its value, and waits for it:
+ * its wait status, -1 when it could not be forked. */
+static inline int mt_run_child(int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(fn(arg));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
+/* What a one-shot sharer runs once attached (mt_run_sharer). */
+typedef int (*mt_child_fn)(const struct mshare_info *region, void *arg);
+
+struct mt_child_args {
+	const char *name;
+	int oflag;
+	mt_child_fn fn;
+	void *arg;
+};
+
+static inline int mt_child_main(void *arg)
+{
+	const struct mt_child_args *c = arg;
+	struct mshare_info info;
+	int rc = mt_attach(NULL, c->name, c->oflag, &info);
+
+	return rc ? rc : c->fn(&info, c->arg);
+}
+
+/* Runs fn(region, arg) in a child attached to the region `name` with oflag
+ * (mt_attach), which exits with fn's value (or mt_attach's exit code), and
+ * waits for it (mt_run_child). */
+static inline int mt_run_sharer(const char *name, int oflag, mt_child_fn fn, void *arg)
+{
+	struct mt_child_args c = { name, oflag, fn, arg };
+
+	return mt_run_child(mt_child_main, &c);
 }
 
 /* ---- /proc/meminfo ---- */

@@ -55,25 +55,26 @@ FIXTURE_TEARDOWN(attack)
 	}
 }
 
-/* Runs fn(arg) in a child, as nobody when asked; returns the wait status. */
-static int run_child(int (*fn)(void *), void *arg, int as_nobody)
-{
-	pid_t pid;
-	int status;
+struct nobody_args {
+	int (*fn)(void *);
+	void *arg;
+};
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (as_nobody && (setgid(NOBODY) != 0 || setuid(NOBODY) != 0))
-			_exit(90);
-		_exit(fn(arg));
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return status;
+static int as_nobody_main(void *arg)
+{
+	const struct nobody_args *a = arg;
+
+	if (setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
+		return 90;
+	return a->fn(a->arg);
+}
+
+/* Runs fn(arg) in a child as uid/gid nobody; returns the wait status. */
+static int run_as_nobody(int (*fn)(void *), void *arg)
+{
+	struct nobody_args a = { fn, arg };
+
+	return mt_run_child(as_nobody_main, &a);
 }
 
 static int exit_code(int status)
@@ -100,6 +101,37 @@ static void *map_shared_anon(unsigned long addr, size_t len, int prot)
 		    -1, 0);
 }
 
+/* Maps `pages` pages of shared anonymous memory filled with c at the
+ * fixture's address and creates the region over them (O_RDWR, 0600). */
+static char *donate_filled(struct __test_metadata *_metadata, FIXTURE_DATA(attack) *self,
+			   unsigned long pages, char c)
+{
+	char *p = map_shared_anon(self->addr, pages * PAGE, PROT_READ | PROT_WRITE);
+
+	ASSERT_NE(p, MAP_FAILED);
+	memset(p, c, pages * PAGE);
+	create_region(_metadata, self, O_RDWR, 0600);
+	return p;
+}
+
+/* The test's own mshare_unlink() of its region, which must work. */
+static void unlink_region(struct __test_metadata *_metadata, FIXTURE_DATA(attack) *self)
+{
+	ASSERT_SYS(mshare_unlink(self->name));
+	self->created = 0;
+}
+
+/* Runs fn in a sharer attached with oflag (mt_run_sharer), which must exit
+ * 0; who names it in the log. */
+static void sharer_exits_0(struct __test_metadata *_metadata, const char *name, int oflag,
+			   mt_child_fn fn, void *arg, const char *who)
+{
+	int status = mt_run_sharer(name, oflag, fn, arg);
+
+	mt_log_status(who, status);
+	EXPECT_EQ(exit_code(status), 0);
+}
+
 /* ---- 1. private memory cannot be donated (it BUG()ed the kernel) ---- */
 
 struct private_args {
@@ -117,13 +149,8 @@ static int donate_private_as_nobody(void *arg)
 	if (p == MAP_FAILED)
 		return 10;
 	memset(p, 'P', 2 * PAGE);
-	errno = 0;
-	if (mshare(a->name, a->addr, a->unit, O_CREAT | O_EXCL | O_RDWR, 0600) != -1 ||
-	    errno != EINVAL) {
-		mt_log("mshare of touched private anonymous memory: %s (want EINVAL)",
-		       errno ? strerror(errno) : "succeeded");
-		return 11;
-	}
+	MT_CHILD_ERRNO(mshare(a->name, a->addr, a->unit, O_CREAT | O_EXCL | O_RDWR, 0600), EINVAL, 11,
+		       "mshare of touched private anonymous memory");
 	/* Still the caller's ordinary private memory. */
 	if (p[0] != 'P' || p[2 * PAGE - 1] != 'P')
 		return 12;
@@ -134,13 +161,8 @@ static int donate_private_as_nobody(void *arg)
 	if (!heap)
 		return 14;
 	memset(heap, 'H', 1 << 16);
-	errno = 0;
-	if (mshare(a->heap_name, 0, a->unit, O_CREAT | O_EXCL | O_RDWR, 0600) != -1 ||
-	    errno != EINVAL) {
-		mt_log("mshare(name, 0, %lu) over the program and its heap: %s (want EINVAL)",
-		       a->unit, errno ? strerror(errno) : "succeeded");
-		return 15;
-	}
+	MT_CHILD_ERRNO(mshare(a->heap_name, 0, a->unit, O_CREAT | O_EXCL | O_RDWR, 0600), EINVAL, 15,
+		       "mshare(name, 0, %lu) over the program and its heap", a->unit);
 	if (heap[0] != 'H' || heap[(1 << 16) - 1] != 'H')
 		return 16;
 	free(heap);
@@ -161,7 +183,7 @@ TEST_F(attack, private_memory_donation_is_einval_as_nobody)
 
 	snprintf(a.name, sizeof(a.name), "%s", self->name);
 	snprintf(a.heap_name, sizeof(a.heap_name), "%s-heap", self->name);
-	status = run_child(donate_private_as_nobody, &a, 1);
+	status = run_as_nobody(donate_private_as_nobody, &a);
 	mt_log_status("unprivileged donor", status);
 	EXPECT_EQ(exit_code(status), 0);
 }
@@ -175,15 +197,10 @@ static long mbind_node0(void *addr, unsigned long len, int mode)
 	return syscall(SYS_mbind, addr, len, mode, &nodemask, 8 * sizeof(nodemask), 0);
 }
 
-static int read_region_byte(void *arg)
+static int read_region_byte(const struct mshare_info *info, void *arg)
 {
-	const char *name = arg;
-	struct mshare_info info;
-	int rc = mt_attach(NULL, name, O_RDONLY, &info);
-
-	if (rc)
-		return rc;
-	return *(volatile char *)info.start == 'M' ? 0 : 20;
+	(void)arg;
+	return *(volatile char *)info->start == 'M' ? 0 : 20;
 }
 
 TEST_F(attack, mbind_policy_survives_donation)
@@ -191,7 +208,6 @@ TEST_F(attack, mbind_policy_survives_donation)
 	char cmdline[1024] = "";
 	char *p, *spare;
 	FILE *f;
-	int status;
 
 	f = fopen("/proc/cmdline", "r");
 	if (f) {
@@ -213,12 +229,9 @@ TEST_F(attack, mbind_policy_survives_donation)
 	ASSERT_SYS(mbind_node0(p + 8 * PAGE, 4 * PAGE, MPOL_PREFERRED));
 	memset(p, 'M', 16 * PAGE);
 	create_region(_metadata, self, O_RDWR, 0600);
-	status = run_child(read_region_byte, self->name, 0);
-	mt_log_status("consumer", status);
-	EXPECT_EQ(exit_code(status), 0);
+	sharer_exits_0(_metadata, self->name, O_RDONLY, read_region_byte, NULL, "consumer");
 	/* The donor's VMAs go (each puts its policy), then the host's. */
-	ASSERT_SYS(mshare_unlink(self->name));
-	self->created = 0;
+	unlink_region(_metadata, self);
 	EXPECT_FALSE(mt_file_exists(self->name));
 
 	/* New policies reuse the freed objects: SLUB checks their poison. */
@@ -231,42 +244,30 @@ TEST_F(attack, mbind_policy_survives_donation)
 
 /* ---- 3. an O_RDONLY sharer cannot write through GUP ---- */
 
-static int write_proc_self_mem(void *arg)
+static int write_proc_self_mem(const struct mshare_info *info, void *arg)
 {
-	const char *name = arg;
-	struct mshare_info info;
-	int fd, rc = mt_attach(NULL, name, O_RDONLY, &info);
-	ssize_t n;
+	int fd;
 
-	if (rc)
-		return rc;
-	if (*(volatile char *)info.start != 'D')
+	(void)arg;
+	if (*(volatile char *)info->start != 'D')
 		return 20;
 	fd = open("/proc/self/mem", O_RDWR);
 	if (fd < 0)
 		return 21;
-	errno = 0;
-	n = pwrite(fd, "XXXX", 4, (off_t)info.start);
+	MT_CHILD_ERRNO(pwrite(fd, "XXXX", 4, (off_t)info->start), EIO, 22,
+		       "O_RDONLY sharer: pwrite to /proc/self/mem at the region");
 	close(fd);
-	if (n != -1 || errno != EIO) {
-		mt_log("O_RDONLY sharer: pwrite to /proc/self/mem at the region: %zd (%s), want EIO",
-		       n, errno ? strerror(errno) : "no error");
-		return 22;
-	}
 	return 0;
 }
 
 TEST_F(attack, rdonly_sharer_cannot_write_through_proc_self_mem)
 {
 	char *p = map_shared_anon(self->addr, 2 * PAGE, PROT_READ | PROT_WRITE);
-	int status;
 
 	ASSERT_NE(p, MAP_FAILED);
 	create_region(_metadata, self, O_RDWR, 0600);
 	memset(p, 'D', 2 * PAGE);	/* writable entries in the host's tables */
-	status = run_child(write_proc_self_mem, self->name, 0);
-	mt_log_status("read-only sharer", status);
-	EXPECT_EQ(exit_code(status), 0);
+	sharer_exits_0(_metadata, self->name, O_RDONLY, write_proc_self_mem, NULL, "read-only sharer");
 	EXPECT_EQ(memcmp(p, "DDDD", 4), 0);
 }
 
@@ -275,35 +276,25 @@ static const char *block_device(void)
 	return access("/dev/pmem0", R_OK) == 0 ? "/dev/pmem0" : NULL;
 }
 
-static int odirect_read_into_region(void *arg)
+static int odirect_read_into_region(const struct mshare_info *info, void *arg)
 {
-	const char *name = arg;
-	struct mshare_info info;
-	int fd, rc = mt_attach(NULL, name, O_RDONLY, &info);
-	ssize_t n;
+	int fd;
 
-	if (rc)
-		return rc;
-	if (*(volatile char *)info.start != 'D')
+	(void)arg;
+	if (*(volatile char *)info->start != 'D')
 		return 20;
 	fd = open(block_device(), O_RDONLY | O_DIRECT);
 	if (fd < 0)
 		return 21;
-	errno = 0;
-	n = pread(fd, (void *)info.start, PAGE, 0);
+	MT_CHILD_ERRNO(pread(fd, (void *)info->start, PAGE, 0), EFAULT, 22,
+		       "O_RDONLY sharer: O_DIRECT read into the region");
 	close(fd);
-	if (n != -1 || errno != EFAULT) {
-		mt_log("O_RDONLY sharer: O_DIRECT read into the region: %zd (%s), want EFAULT",
-		       n, errno ? strerror(errno) : "no error");
-		return 22;
-	}
 	return 0;
 }
 
 TEST_F(attack, rdonly_sharer_cannot_odirect_read_into_region)
 {
 	char *p;
-	int status;
 
 	if (!block_device())
 		SKIP(return, "no block device (/dev/pmem0) for an O_DIRECT read");
@@ -311,9 +302,7 @@ TEST_F(attack, rdonly_sharer_cannot_odirect_read_into_region)
 	ASSERT_NE(p, MAP_FAILED);
 	create_region(_metadata, self, O_RDWR, 0600);
 	memset(p, 'D', 2 * PAGE);
-	status = run_child(odirect_read_into_region, self->name, 0);
-	mt_log_status("read-only sharer", status);
-	EXPECT_EQ(exit_code(status), 0);
+	sharer_exits_0(_metadata, self->name, O_RDONLY, odirect_read_into_region, NULL, "read-only sharer");
 	EXPECT_EQ(p[0], 'D');
 	EXPECT_EQ(p[PAGE - 1], 'D');
 }
@@ -451,16 +440,12 @@ static int is_9p_mount(const char *dir)
 	return found;
 }
 
-static int mlock_then_mmap(void *arg)
+static int mlock_then_mmap(const struct mshare_info *info, void *arg)
 {
 	const char *name = arg;
-	struct mshare_info info;
-	int rc = mt_attach(NULL, name, O_RDONLY, &info);
 	void *m;
 
-	if (rc)
-		return rc;
-	if (mlock((void *)info.start, 16 * PAGE) != 0) {
+	if (mlock((void *)info->start, 16 * PAGE) != 0) {
 		mt_log("mlock of the region: %s", strerror(errno));
 		return 20;
 	}
@@ -470,7 +455,7 @@ static int mlock_then_mmap(void *arg)
 		return 21;
 	munmap(m, PAGE);
 	for (unsigned long i = 0; i < 16; i++)
-		if (*(volatile char *)(info.start + i * PAGE) != (char)('a' + i))
+		if (*(volatile char *)(info->start + i * PAGE) != (char)('a' + i))
 			return 22;
 	if (mshare_unlink(name) != 0)
 		return 23;
@@ -481,7 +466,7 @@ TEST_F_TIMEOUT(attack, mlock_of_page_cache_region_returns, 120)
 {
 	char path[256], buf[PAGE];
 	void *p;
-	int fd, status;
+	int fd;
 
 	/* A file system whose pages are read through the page cache with
 	 * I/O (so that a fault can drop the mmap lock and retry): the 9p
@@ -503,44 +488,36 @@ TEST_F_TIMEOUT(attack, mlock_of_page_cache_region_returns, 120)
 	unlink(path);
 	ASSERT_NE(p, MAP_FAILED);
 	create_region(_metadata, self, O_RDONLY, 0600);
-	status = run_child(mlock_then_mmap, self->name, 0);
-	mt_log_status("sharer", status);
-	EXPECT_EQ(exit_code(status), 0);
-	ASSERT_SYS(mshare_unlink(self->name));
-	self->created = 0;
+	sharer_exits_0(_metadata, self->name, O_RDONLY, mlock_then_mmap, self->name, "sharer");
+	unlink_region(_metadata, self);
 	EXPECT_FALSE(mt_file_exists(self->name));
 }
 
 /* ---- 6. writing where the donor mapped read-only is SIGSEGV, not a fault loop ---- */
 
 struct poke_args {
-	const char *name;
 	unsigned long offset;
 	int write;
 };
 
-static int poke_region(void *arg)
+static int poke_region(const struct mshare_info *info, void *arg)
 {
 	struct poke_args *a = arg;
-	struct mshare_info info;
-	int rc = mt_attach(NULL, a->name, O_RDWR, &info);
 
-	if (rc)
-		return rc;
-	if (*(volatile char *)info.start != 'D')
+	if (*(volatile char *)info->start != 'D')
 		return 20;
 	if (a->write)
-		*(volatile char *)(info.start + a->offset) = 'W';
+		*(volatile char *)(info->start + a->offset) = 'W';
 	else
-		(void)*(volatile char *)(info.start + a->offset);
+		(void)*(volatile char *)(info->start + a->offset);
 	return 1;
 }
 
 TEST_F_TIMEOUT(attack, access_beyond_donor_protection_is_sigsegv, 90)
 {
-	struct poke_args ro_anon = { self->name, 16 * PAGE, 1 };
-	struct poke_args ro_memfd = { self->name, 32 * PAGE, 1 };
-	struct poke_args none = { self->name, 48 * PAGE, 0 };
+	struct poke_args ro_anon = { 16 * PAGE, 1 };
+	struct poke_args ro_memfd = { 32 * PAGE, 1 };
+	struct poke_args none = { 48 * PAGE, 0 };
 	char *p, *ro, *mf;
 	int fd, status;
 
@@ -562,13 +539,13 @@ TEST_F_TIMEOUT(attack, access_beyond_donor_protection_is_sigsegv, 90)
 	EXPECT_EQ(*(volatile char *)mf, 'm');
 	create_region(_metadata, self, O_RDWR, 0600);
 
-	status = run_child(poke_region, &ro_anon, 0);
+	status = mt_run_sharer(self->name, O_RDWR, poke_region, &ro_anon);
 	mt_log_status("O_RDWR sharer writing the donor's PROT_READ anonymous memory", status);
 	EXPECT_TRUE(killed_by(status, SIGSEGV));
-	status = run_child(poke_region, &ro_memfd, 0);
+	status = mt_run_sharer(self->name, O_RDWR, poke_region, &ro_memfd);
 	mt_log_status("O_RDWR sharer writing the donor's PROT_READ memfd mapping", status);
 	EXPECT_TRUE(killed_by(status, SIGSEGV));
-	status = run_child(poke_region, &none, 0);
+	status = mt_run_sharer(self->name, O_RDWR, poke_region, &none);
 	mt_log_status("O_RDWR sharer reading the donor's PROT_NONE mapping", status);
 	EXPECT_TRUE(killed_by(status, SIGSEGV));
 	EXPECT_EQ(*(volatile char *)mf, 'm');
@@ -683,18 +660,17 @@ TEST_F(attack, unlink_of_another_users_region_is_eperm)
 	ASSERT_SYS(munmap((void *)self->addr, self->unit));
 	EXPECT_TRUE(mt_file_exists(self->name));
 
-	status = run_child(unlink_as_nobody, self->name, 1);
+	status = run_as_nobody(unlink_as_nobody, self->name);
 	if (exit_code(status) == 1)
 		TH_LOG("uid %d removed root's 0600 region", NOBODY);
 	EXPECT_EQ(exit_code(status), 0);	/* EPERM */
 	EXPECT_TRUE(mt_file_exists(self->name));
-	ASSERT_SYS(mshare_unlink(self->name));
-	self->created = 0;
+	unlink_region(_metadata, self);
 	EXPECT_FALSE(mt_file_exists(self->name));
 
 	/* Anyone may create a region of their own and remove it. */
 	snprintf(a.name, sizeof(a.name), "%s-nobody", self->name);
-	status = run_child(create_and_unlink_as_nobody, &a, 1);
+	status = run_as_nobody(create_and_unlink_as_nobody, &a);
 	mt_log_status("nobody creating its own region", status);
 	EXPECT_EQ(exit_code(status), 0);
 }
@@ -761,7 +737,7 @@ TEST_F(attack, attach_checks_the_callers_permission_on_the_file)
 		mt_path(path, sizeof(path), name);
 		EXPECT_SYS(stat(path, &st));
 		EXPECT_EQ(st.st_mode & 0777, cases[i].mode);
-		status = run_child(attach_as_nobody, &a, 1);
+		status = run_as_nobody(attach_as_nobody, &a);
 		if (exit_code(status) != 0)
 			TH_LOG("case %zu: mode %04o, %s", i, (unsigned)cases[i].mode,
 			       cases[i].oflag == O_RDWR ? "O_RDWR" : "O_RDONLY");
@@ -796,8 +772,7 @@ TEST_F(attack, unlink_leaves_other_mappings_in_the_range_alone)
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	ASSERT_NE(q, MAP_FAILED);
 	q[0] = 'Q';
-	ASSERT_SYS(mshare_unlink(self->name));
-	self->created = 0;
+	unlink_region(_metadata, self);
 	EXPECT_FALSE(mt_file_exists(self->name));
 	/* The first slot's shared VMA is gone, the private page is not. */
 	EXPECT_ERRNO(mincore((void *)addr, PAGE, &vec), ENOMEM);
@@ -855,91 +830,66 @@ static long read_all(const char *path)
 	return n < 0 ? -1 : total;
 }
 
-static int sharer_reads_smaps(void *arg)
+static int sharer_reads_smaps(const struct mshare_info *info, void *arg)
 {
-	const char *name = arg;
-	struct mshare_info info;
-	int rc = mt_attach(NULL, name, O_RDONLY, &info);
 	long rss;
 
-	if (rc)
-		return rc;
-	if (*(volatile char *)info.start != 'D')
+	(void)arg;
+	if (*(volatile char *)info->start != 'D')
 		return 20;
 	/* Listed, with no pages: they are the host's (region's), not this
 	 * process's, as the host's page tables are not in its VmPTE. */
-	rss = proc_self_kb("/proc/self/smaps", info.start, "Rss");
+	rss = proc_self_kb("/proc/self/smaps", info->start, "Rss");
 	if (rss != 0) {
-		mt_log("sharer: smaps Rss of the region at %#lx: %ld kB, want 0", info.start, rss);
+		mt_log("sharer: smaps Rss of the region at %#lx: %ld kB, want 0", info->start, rss);
 		return 21;
 	}
 	if (read_all("/proc/self/smaps_rollup") <= 0)
 		return 22;
 	if (access("/proc/self/numa_maps", F_OK) == 0 && read_all("/proc/self/numa_maps") <= 0)
 		return 23;
-	if (*(volatile char *)(info.start + PAGE) != 'D')
+	if (*(volatile char *)(info->start + PAGE) != 'D')
 		return 24;
 	return 0;
 }
 
 TEST_F(attack, sharer_smaps_lists_region_without_pages)
 {
-	char *p = map_shared_anon(self->addr, 16 * PAGE, PROT_READ | PROT_WRITE);
-	int status;
 
-	ASSERT_NE(p, MAP_FAILED);
-	memset(p, 'D', 16 * PAGE);
-	create_region(_metadata, self, O_RDWR, 0600);
-	status = run_child(sharer_reads_smaps, self->name, 0);
-	mt_log_status("sharer", status);
-	EXPECT_EQ(exit_code(status), 0);
-	ASSERT_SYS(mshare_unlink(self->name));
-	self->created = 0;
+	donate_filled(_metadata, self, 16, 'D');
+	sharer_exits_0(_metadata, self->name, O_RDONLY, sharer_reads_smaps, NULL, "sharer");
+	unlink_region(_metadata, self);
 }
 
-static int sharer_mbinds_region(void *arg)
+static int sharer_mbinds_region(const struct mshare_info *info, void *arg)
 {
-	const char *name = arg;
-	struct mshare_info info;
-	int rc = mt_attach(NULL, name, O_RDWR, &info);
 	char *q;
 
-	if (rc)
-		return rc;
+	(void)arg;
 	q = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (q == MAP_FAILED)
 		return 20;
 	if (mbind_node0(q, PAGE, MPOL_BIND) != 0)
 		return errno == ENOSYS ? 77 : 21;	/* mbind itself works */
-	errno = 0;
-	if (mbind_node0((void *)info.start, 4 * PAGE, MPOL_BIND) != -1 || errno != EINVAL) {
-		mt_log("sharer: mbind over the region: %s, want EINVAL",
-		       errno ? strerror(errno) : "succeeded");
-		return 22;
-	}
+	MT_CHILD_ERRNO(mbind_node0((void *)info->start, 4 * PAGE, MPOL_BIND), EINVAL, 22,
+		       "sharer: mbind over the region");
 	/* The whole VMA (no split needed, which the region refuses anyway). */
-	errno = 0;
-	if (mbind_node0((void *)info.start, info.size, MPOL_PREFERRED) != -1 || errno != EINVAL) {
-		mt_log("sharer: mbind of the whole region: %s, want EINVAL",
-		       errno ? strerror(errno) : "succeeded");
-		return 23;
-	}
+	MT_CHILD_ERRNO(mbind_node0((void *)info->start, info->size, MPOL_PREFERRED), EINVAL, 23,
+		       "sharer: mbind of the whole region");
 	/* The region still works, read and write. */
-	if (*(volatile char *)info.start != 'D')
+	if (*(volatile char *)info->start != 'D')
 		return 24;
-	*(volatile char *)(info.start + PAGE) = 'S';
+	*(volatile char *)(info->start + PAGE) = 'S';
 	return 0;
 }
 
 TEST_F(attack, sharer_mbind_over_region_is_einval)
 {
-	char *p = map_shared_anon(self->addr, 16 * PAGE, PROT_READ | PROT_WRITE);
+	char *p;
 	int status;
 
-	ASSERT_NE(p, MAP_FAILED);
-	memset(p, 'D', 16 * PAGE);
-	create_region(_metadata, self, O_RDWR, 0600);
-	status = run_child(sharer_mbinds_region, self->name, 0);
+	p = donate_filled(_metadata, self, 16, 'D');
+	status = mt_run_sharer(self->name, O_RDWR, sharer_mbinds_region, NULL);
 	mt_log_status("sharer", status);
 	if (exit_code(status) == 77) {
 		mshare_unlink(self->name);
@@ -948,21 +898,16 @@ TEST_F(attack, sharer_mbind_over_region_is_einval)
 	}
 	EXPECT_EQ(exit_code(status), 0);
 	EXPECT_EQ(p[PAGE], 'S');
-	ASSERT_SYS(mshare_unlink(self->name));
-	self->created = 0;
+	unlink_region(_metadata, self);
 }
 
-static int sharer_mlocks_past_region(void *arg)
+static int sharer_mlocks_past_region(const struct mshare_info *info, void *arg)
 {
-	const char *name = arg;
-	struct mshare_info info;
-	int rc = mt_attach(NULL, name, O_RDONLY, &info);
 	unsigned long end;
 	char *q;
 
-	if (rc)
-		return rc;
-	end = info.start + info.size;
+	(void)arg;
+	end = info->start + info->size;
 	q = mmap((void *)end, PAGE, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	if (q == MAP_FAILED)
@@ -986,24 +931,17 @@ static int sharer_mlocks_past_region(void *arg)
 	}
 	if (proc_self_kb("/proc/self/status", 0, "VmLck") != 0)
 		return 25;
-	if (*(volatile char *)info.start != 'D')
+	if (*(volatile char *)info->start != 'D')
 		return 26;
 	return 0;
 }
 
 TEST_F(attack, sharer_mlock_past_region_locks_the_rest)
 {
-	char *p = map_shared_anon(self->addr, 16 * PAGE, PROT_READ | PROT_WRITE);
-	int status;
 
-	ASSERT_NE(p, MAP_FAILED);
-	memset(p, 'D', 16 * PAGE);
-	create_region(_metadata, self, O_RDWR, 0600);
-	status = run_child(sharer_mlocks_past_region, self->name, 0);
-	mt_log_status("sharer", status);
-	EXPECT_EQ(exit_code(status), 0);
-	ASSERT_SYS(mshare_unlink(self->name));
-	self->created = 0;
+	donate_filled(_metadata, self, 16, 'D');
+	sharer_exits_0(_metadata, self->name, O_RDONLY, sharer_mlocks_past_region, NULL, "sharer");
+	unlink_region(_metadata, self);
 }
 
 /* ---- 12. zaps in the host mm reach the sharers' TLBs (patch 0026) ----
@@ -1287,12 +1225,9 @@ TEST_F_TIMEOUT(attack, last_mmput_in_a_reader_leaves_the_readers_entries, 240)
 {
 	struct mmput_sync *sync;
 	struct mmput_args a = { .name = self->name };
-	char *p = map_shared_anon(self->addr, 16 * PAGE, PROT_READ | PROT_WRITE);
 	int hit = 0, status;
 
-	ASSERT_NE(p, MAP_FAILED);
-	memset(p, 'D', 16 * PAGE);
-	create_region(_metadata, self, O_RDWR, 0600);
+	donate_filled(_metadata, self, 16, 'D');
 	sync = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(sync, MAP_FAILED);
 	a.sync = sync;
@@ -1359,23 +1294,14 @@ static long home_node0(unsigned long start, unsigned long len)
 	return syscall(SYS_set_mempolicy_home_node, start, len, 0UL, 0UL);
 }
 
-static int sharer_sets_home_node(void *arg)
+static int sharer_sets_home_node(const struct mshare_info *info, void *arg)
 {
-	const char *name = arg;
-	struct mshare_info info;
-	int rc = mt_attach(NULL, name, O_RDWR, &info);
-
-	if (rc)
-		return rc;
-	errno = 0;
-	if (home_node0(info.start, 16 * PAGE) != -1 || errno != EINVAL) {
-		mt_log("sharer: set_mempolicy_home_node over the region: %s, want EINVAL",
-		       errno ? strerror(errno) : "succeeded");
-		return 20;
-	}
-	if (*(volatile char *)info.start != 'D')
+	(void)arg;
+	MT_CHILD_ERRNO(home_node0(info->start, 16 * PAGE), EINVAL, 20,
+		       "sharer: set_mempolicy_home_node over the region");
+	if (*(volatile char *)info->start != 'D')
 		return 21;
-	*(volatile char *)(info.start + PAGE) = 'S';
+	*(volatile char *)(info->start + PAGE) = 'S';
 	return 0;
 }
 
@@ -1383,7 +1309,6 @@ TEST_F(attack, set_mempolicy_home_node_over_region_is_einval)
 {
 	char *p = map_shared_anon(self->addr, 16 * PAGE, PROT_READ | PROT_WRITE);
 	char *q;
-	int status;
 
 	ASSERT_NE(p, MAP_FAILED);
 	if (mbind_node0(p, 16 * PAGE, MPOL_BIND) != 0 && errno == ENOSYS)
@@ -1403,12 +1328,9 @@ TEST_F(attack, set_mempolicy_home_node_over_region_is_einval)
 	EXPECT_ERRNO(home_node0(self->addr, 16 * PAGE), EINVAL);
 	EXPECT_ERRNO(home_node0(self->addr + PAGE, 2 * PAGE), EINVAL);
 	EXPECT_EQ(p[0], 'D');
-	status = run_child(sharer_sets_home_node, self->name, 0);
-	mt_log_status("sharer", status);
-	EXPECT_EQ(exit_code(status), 0);
+	sharer_exits_0(_metadata, self->name, O_RDWR, sharer_sets_home_node, NULL, "sharer");
 	EXPECT_EQ(p[PAGE], 'S');
-	ASSERT_SYS(mshare_unlink(self->name));
-	self->created = 0;
+	unlink_region(_metadata, self);
 }
 
 MSHARE_TEST_MAIN

@@ -191,7 +191,7 @@ TEST_F(region, msharefs_file_read_reaches_eof)
  * reading and for writing (the series kept only the read bits).  An
  * unprivileged user can open it only when `mode` grants others read.
  */
-static int open_as_nobody(const char *name)
+static int open_as_nobody(void *name)
 {
 	char path[256];
 	int fd;
@@ -209,16 +209,9 @@ static int open_as_nobody(const char *name)
 
 static int open_as_nobody_child(const char *name)
 {
-	pid_t pid;
-	int status;
+	int status = mt_run_child(open_as_nobody, (void *)name);
 
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0)
-		_exit(open_as_nobody(name));
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 TEST_F(region, msharefs_file_mode_comes_from_mode)
@@ -292,12 +285,8 @@ static int rdwr_of_rdonly_consumer(struct mt_peer *p, void *arg)
 		return 10;
 	if (mt_read_info(name, &info) != 0)
 		return 11;
-	errno = 0;
-	if (mshare(name, info.start, info.size, O_RDWR, 0) != -1 || errno != EPERM) {
-		mt_log("consumer: mshare(O_RDWR) of an O_RDONLY region: %s (want EPERM)",
-		       errno ? strerror(errno) : "succeeded");
-		return 12;
-	}
+	MT_CHILD_ERRNO(mshare(name, info.start, info.size, O_RDWR, 0), EPERM, 12,
+		       "consumer: mshare(O_RDWR) of an O_RDONLY region");
 	if (mshare(name, info.start, info.size, O_RDONLY, 0) != 0) {
 		mt_log("consumer: mshare(O_RDONLY) of an O_RDONLY region: %s", strerror(errno));
 		return 13;
