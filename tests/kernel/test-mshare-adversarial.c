@@ -132,6 +132,16 @@ static void sharer_exits_0(struct __test_metadata *_metadata, const char *name, 
 	EXPECT_EQ(exit_code(status), 0);
 }
 
+/* The region over 16 pages of 'D', a sharer attached with oflag that runs
+ * fn and must exit 0, then the test's own unlink. */
+static void share_16_pages(struct __test_metadata *_metadata, FIXTURE_DATA(attack) *self, int oflag,
+			   mt_child_fn fn)
+{
+	donate_filled(_metadata, self, 16, 'D');
+	sharer_exits_0(_metadata, self->name, oflag, fn, NULL, "sharer");
+	unlink_region(_metadata, self);
+}
+
 /* ---- 1. private memory cannot be donated (it BUG()ed the kernel) ---- */
 
 struct private_args {
@@ -855,10 +865,7 @@ static int sharer_reads_smaps(const struct mshare_info *info, void *arg)
 
 TEST_F(attack, sharer_smaps_lists_region_without_pages)
 {
-
-	donate_filled(_metadata, self, 16, 'D');
-	sharer_exits_0(_metadata, self->name, O_RDONLY, sharer_reads_smaps, NULL, "sharer");
-	unlink_region(_metadata, self);
+	share_16_pages(_metadata, self, O_RDONLY, sharer_reads_smaps);
 }
 
 static int sharer_mbinds_region(const struct mshare_info *info, void *arg)
@@ -938,10 +945,7 @@ static int sharer_mlocks_past_region(const struct mshare_info *info, void *arg)
 
 TEST_F(attack, sharer_mlock_past_region_locks_the_rest)
 {
-
-	donate_filled(_metadata, self, 16, 'D');
-	sharer_exits_0(_metadata, self->name, O_RDONLY, sharer_mlocks_past_region, NULL, "sharer");
-	unlink_region(_metadata, self);
+	share_16_pages(_metadata, self, O_RDONLY, sharer_mlocks_past_region);
 }
 
 /* ---- 12. zaps in the host mm reach the sharers' TLBs (patch 0026) ----
