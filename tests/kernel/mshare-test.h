@@ -15,7 +15,13 @@
  *                                         _metadata (helper processes)
  *   MSHARE_TEST_MAIN                      TEST_HARNESS_MAIN with a name filter
  * In a helper process a test forks, report through the exit status, never
- * ASSERT_* / EXPECT_* (their longjmp lands in the harness's copy of the test).
+ * ASSERT_* / EXPECT_* (their longjmp lands in the harness's copy of the test):
+ *   MT_CHILD_ERRNO(expr, E, code, fmt...) expr must fail with E, else return code
+ *   mt_attach / mt_detach_on_u            attach on 'g', detach on 'u'
+ *   mt_spawn / mt_spawn_sharer            a helper driven over pipes
+ *   mt_run_child / mt_run_sharer          a one-shot helper, waited for
+ * and for the fixtures: MT_SETUP_REGION (skip without mshare, the region's
+ * address and name), mt_meminfo_kb / mt_proc_kb, mt_kmsg_open / _problems.
  */
 #ifndef MSHARE_TEST_H
 #define MSHARE_TEST_H
