@@ -136,7 +136,7 @@ def test_libpmem_not_linked():
     # above works), not mapped by every worker of every run.
     p = subprocess.run(["ldd", BIN], capture_output=True, text=True)
     libs = [l.split()[0] for l in p.stdout.splitlines() if l.strip()]
-    tap(p.returncode == 0 and "libc.so.6" in libs and not any(l.startswith("libpmem") for l in libs),
+    t.ok(p.returncode == 0 and "libc.so.6" in libs and not any(l.startswith("libpmem") for l in libs),
         "the binary does not link libpmem (needs: %s)" % " ".join(libs))
 
 
