@@ -18,9 +18,10 @@ GUEST_DIR      := $(BUILD)/guest
 VM_DIR         := $(BUILD)/vm
 INITRAMFS      := $(VM_DIR)/initramfs.cpio
 # The conformance tests use the kernel's own kselftest_harness.h, taken from
-# the linux-source-6.1 tarball into build/guest/include (KSFT_HDRS); -isystem:
+# the linux-source-6.1 tarball into build/kselftest (KSFT_HDRS; not under
+# build/guest, which goes into the initramfs); -isystem:
 # its own code is not held to our -Wextra (its macros in our code are).
-KSFT_DIR       := $(GUEST_DIR)/include
+KSFT_DIR       := $(BUILD)/kselftest
 KSFT_HDRS      := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
 GUEST_CFLAGS   := -O2 -g $(CSTD) $(WARN) -static -Ikernel/include -Itests/kernel -isystem $(KSFT_DIR)
 KTEST_SRCS     := $(wildcard tests/kernel/test-*.c)

@@ -6,7 +6,7 @@
  *
  * The tests use the kernel's own harness, kselftest_harness.h of
  * linux-source-6.1 (FIXTURE, TEST_F, ASSERT_* / EXPECT_*, SKIP, TH_LOG;
- * tests/kernel/lib/kselftest-headers.sh puts it in build/guest/include).
+ * tests/kernel/lib/kselftest-headers.sh puts it in build/kselftest).
  * Added here, on top of it:
  *   ASSERT_SYS(expr) / EXPECT_SYS(expr)   expr must not return -1 (logs errno)
  *   ASSERT_ERRNO(expr, E) / EXPECT_ERRNO  expr must fail (-1) with errno E
