@@ -57,6 +57,17 @@ def number(value):
         return None
 
 
+def per_fault(record, key):
+    """A per-fault figure of a record (results.faults.mean_ns_per_fault,
+    pages_per_fault), None when the record has none or took no fault (it
+    then says 0, which is no time per fault). fault_latency_ns is a
+    first-touch latency, not this: a touch of a page an earlier fault
+    mapped (a large folio of the page cache) takes no fault."""
+    faults = (number(lookup(record, "results.faults.minflt")) or 0) + \
+        (number(lookup(record, "results.faults.majflt")) or 0)
+    return number(lookup(record, key)) if faults > 0 else None
+
+
 def flatten(record, prefix=""):
     """{'a': {'b': 1}} -> {'a.b': 1}; lists become JSON text."""
     out = {}

@@ -3,6 +3,7 @@ import os
 import shutil
 
 import tap
+import runrecords  # noqa: E402 (bench/lib: on the path once tap is imported)
 
 
 
@@ -76,6 +77,50 @@ try:
         t.ok(len(lines) == 4 and [ln.split()[0] for ln in lines[1:]] == ["1", "2", "4"]
              and all("?" not in ln.split()[1:4] for ln in lines[1:]),
              "data table for %s: one row per worker count with page-table figures" % backend, "\n".join(lines))
+    # Figure 3: first-touch latency, and beside it the mean time per real
+    # fault and pages per fault, the records' own (medians over repeats).
+    ok = True
+    for backend in ("shm", "anon"):
+        with open(os.path.join(run, "plots", "data", "host-pt-footprint-%s-4k-16M-read.dat" % backend)) as f:
+            rows = [ln.split() for ln in f.read().splitlines()]
+        col = {name: i for i, name in enumerate(rows[0])}
+        if not {"ns_per_fault_med", "pages_per_fault_med"} <= set(col):
+            ok = False
+            print("#   %s: no ns_per_fault/pages_per_fault columns in %s" % (backend, rows[0]))
+            continue
+        for row in rows[1:]:
+            recs = [json.load(open(os.path.join(run, "records", "%s-4k-w%s-s16M-pt-footprint.r%d.json"
+                                                % (backend, row[0], k))))["results"]["faults"] for k in (1, 2)]
+            for name, key in (("ns_per_fault", "mean_ns_per_fault"), ("pages_per_fault", "pages_per_fault")):
+                want = runrecords.spread([x[key] for x in recs])
+                got = [float(row[col["%s_%s" % (name, s_)]]) for s_ in ("med", "min", "max")]
+                if got != [want["median"], want["min"], want["max"]] or not all(x["minflt"] > 0 for x in recs):
+                    ok = False
+                    print("#   %s w%s %s: table %s, records %s" % (backend, row[0], name, got, want))
+    t.ok(ok, "data tables: ns_per_fault and pages_per_fault med/min/max are the records' mean_ns_per_fault "
+         "and pages_per_fault over the repeats")
+    with open(os.path.join(run, "plots", "3-fault-latency-host.svg")) as f:
+        svg = f.read()
+    t.ok("first-touch latency p50" in svg and "mean time per real fault" in svg
+         and "pages touched per real fault" in svg and "no record of these series has it" not in svg,
+         "3-fault-latency: first-touch latency panels, a mean-time-per-fault and a pages-per-fault panel")
+    # Records from before mean_ns_per_fault: '?' in the table, the figure
+    # still drawn, its panel saying why it is empty.
+    old = os.path.join(d, "old-records")
+    shutil.copytree(run, old)
+    shutil.rmtree(os.path.join(old, "plots"))
+    edit_records(old, lambda rec: rec["results"]["faults"].pop("mean_ns_per_fault"))
+    r = tap.run([os.path.join(tap.ROOT, "plots", "plot-run"), old])
+    with open(os.path.join(old, "plots", "data", "host-pt-footprint-shm-4k-16M-read.dat")) as f:
+        rows = [ln.split() for ln in f.read().splitlines()]
+    col = {name: i for i, name in enumerate(rows[0])}
+    svg = open(os.path.join(old, "plots", "3-fault-latency-host.svg")).read() if r.returncode == 0 else ""
+    t.ok(r.returncode == 0 and {"ns_per_fault_med", "pages_per_fault_med"} <= set(col)
+         and all(row[col["ns_per_fault_med"]] == "?" for row in rows[1:])
+         and all(row[col["pages_per_fault_med"]] != "?" for row in rows[1:])
+         and "no record of these series has it" in svg and not r.stderr.strip(),
+         "records without mean_ns_per_fault: '?' in the tables, figure 3 drawn, the panel says why it is empty",
+         r.stderr)
     # 6-planner: a panel per platform, kernel and region size, the model
     # lines those records are compared with.
     panels, points, lines = planner_series(run)
