@@ -6,15 +6,17 @@
 # The tests cd to the top of the tree before sourcing this; it brings the
 # TAP functions of tests/lib/tap.sh.
 #
-#   guest_blocker   prints why the guest tests cannot run (empty: they can)
+#   guest_blocker   prints why the guest tests cannot run (empty: they can);
+#                   the image is $KERNEL_TEST_IMAGE when set (the debug and
+#                   mshare-2025 tiers boot their own), else build/kernel/bzImage
 #   guest_verdict   "skip" with MSHARE_SKIP_GUEST=1, else "fail"
 . tests/lib/tap.sh
 
 guest_blocker() {
 	if [ "${MSHARE_SKIP_GUEST:-0}" = 1 ]; then
 		echo "MSHARE_SKIP_GUEST=1: guest tests not run"
-	elif [ ! -f build/kernel/bzImage ]; then
-		echo "no patched kernel at build/kernel/bzImage (make kernel builds it; MSHARE_SKIP_GUEST=1 skips the guest tests)"
+	elif [ ! -f "${KERNEL_TEST_IMAGE:-build/kernel/bzImage}" ]; then
+		echo "no patched kernel at ${KERNEL_TEST_IMAGE:-build/kernel/bzImage} (make kernel builds it; MSHARE_SKIP_GUEST=1 skips the guest tests)"
 	elif ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
 		echo "qemu-system-x86_64 not installed (scripts/deps.sh installs it; MSHARE_SKIP_GUEST=1 skips the guest tests)"
 	fi
