@@ -138,79 +138,11 @@ assert m["pagetable_bytes_total"] == 3 * 5 * 4096
 PY
 check_status $? "--touch-map: ranges sorted and merged, exactly the spans they reach (3 PTE + 1 PMD + 1 PUD pages)"
 
-# --- calibration on hand-written records (documented key names) ---
+# --- calibration on hand-written records (documented key names; what each
+# must give: tests/planner/hand-records/README.md) ---
 mkdir -p "$tmp/hand/records"
 echo '{"sweep": "not a record"}' >"$tmp/hand/manifest.json"
-# 4 workers, 4 MiB at 2T+1M, 4 KiB pages: 3 PTE + 1 PMD + 1 PUD = 5 pages
-# = 20480 B per worker; VmPTE sum 4 x (57344 + 20480) = 311296; PageTables
-# delta 4 x 20480 = 81920.
-cat >"$tmp/hand/records/a-shm.json" <<'JSON'
-{"schema_version": 1, "config": {"backend": "shm", "workers": 4, "size_bytes": 4194304,
- "workload": "touch", "page_mode": "4k", "addr": "0x20000100000"},
- "environment": {"platform": "host", "cpus": 2, "mem_total_bytes": 25275973632},
- "results": {"page_size_bytes": 4096, "page_size_mixed": false,
-  "pagetables": {"meminfo_delta_bytes": 81920, "vmpte_sum_bytes": 311296,
-   "vmpte_baseline_per_worker_bytes": 57344, "vmpte_workers": 4, "region_bytes_per_worker": 20480}}}
-JSON
-# 16 workers, hugetlb-2m 2 GiB at 2T: 2 shared PMD pages, 1 PUD each; VmPTE
-# per worker 3 pages (12288); sum 16 x (57344 + 12288) = 1114112; PageTables
-# measured as if the PMD pages were NOT shared: 16 x 3 x 4096 = 196608
-# (model 16 x 4096 + 2 x 4096 = 73728): outside 5%, and the output must say why.
-cat >"$tmp/hand/records/b-hugetlb.json" <<'JSON'
-{"schema_version": 1, "config": {"backend": "hugetlb-2m", "workers": 16, "size_bytes": 2147483648,
- "workload": "pt-footprint", "addr": "0x20000000000"},
- "environment": {"platform": "host", "cpus": 2},
- "results": {"page_size_bytes": 2097152,
-  "pagetables": {"meminfo_delta_bytes": 196608, "vmpte_sum_bytes": 1114112,
-   "vmpte_baseline_per_worker_bytes": 57344, "vmpte_workers": 16, "region_bytes_per_worker": 12288}}}
-JSON
-cat >"$tmp/hand/records/c-oltp.json" <<'JSON'
-{"schema_version": 1, "config": {"backend": "shm", "workers": 4, "size_bytes": 4194304, "workload": "oltp"},
- "results": {"page_size_bytes": 4096}}
-JSON
-# pt-footprint touches addr + k x 2 MiB: 4 MiB at 2T+1M gets touches at 2T+1M
-# and 2T+3M only, so 2 PTE pages (not 3) + 1 PMD + 1 PUD = 16384 B per worker.
-cat >"$tmp/hand/records/d-ptfp.json" <<'JSON'
-{"schema_version": 1, "config": {"backend": "file", "workers": 2, "size_bytes": 4194304,
- "workload": "pt-footprint", "page_mode": "4k", "addr": "0x20000100000"},
- "results": {"page_size_bytes": 4096, "page_size_mixed": false,
-  "pagetables": {"meminfo_delta_bytes": 32768, "vmpte_sum_bytes": 147456,
-   "vmpte_baseline_per_worker_bytes": 57344, "vmpte_workers": 2, "region_bytes_per_worker": 16384}}}
-JSON
-# A Linux 6.1 guest: PageTables leaves PUD pages out (VmPTE keeps them).
-# hugetlb-1g, 4 workers, 1 GiB: 1 PUD page each; PageTables model 0,
-# VmPTE sum 4 x (57344 + 4096) = 245760.
-cat >"$tmp/hand/records/e-guest61.json" <<'JSON'
-{"schema_version": 1, "config": {"backend": "hugetlb-1g", "workers": 4, "size_bytes": 1073741824,
- "workload": "touch", "addr": "0x20000000000"},
- "environment": {"platform": "guest", "kernel": "6.1.0-mshare"},
- "results": {"page_size_bytes": 1073741824,
-  "pagetables": {"meminfo_delta_bytes": 0, "vmpte_sum_bytes": 245760,
-   "vmpte_baseline_per_worker_bytes": 57344, "vmpte_workers": 4, "region_bytes_per_worker": 4096}}}
-JSON
-# The three causes of a real deployment's shortfall (issue 16), each from
-# what its record shows. f: 64 MiB at PostgreSQL's unaligned address,
-# everything resident; model 33 PTE + 1 PMD + 1 PUD = 35 pages, measured
-# 33 (the PMD and PUD page serve the neighbours): shared upper levels.
-cat >"$tmp/hand/records/f-shared-upper.json" <<'JSON'
-{"schema_version": 1, "config": {"backend": "shm", "workers": 2, "size_bytes": 67108864,
- "workload": "touch", "page_mode": "4k", "addr": "0x7f49e499c000"},
- "results": {"page_size_bytes": 4096, "page_size_mixed": false, "smaps": {"rss_bytes": 67108864},
-  "pagetables": {"vmpte_sum_bytes": 385024, "vmpte_baseline_per_worker_bytes": 57344, "vmpte_workers": 2,
-   "region_bytes_per_worker": 135168}}}
-JSON
-# g: 64 MiB at 2T, half resident, 16 PTE + 1 PMD + 1 PUD measured of 34
-# modelled: touch fraction. h: the same shortfall with everything resident:
-# the baseline already held them.
-for x in g-touch:33554432 h-baseline:67108864; do
-	cat >"$tmp/hand/records/${x%%:*}.json" <<JSON
-{"schema_version": 1, "config": {"backend": "shm", "workers": 2, "size_bytes": 67108864,
- "workload": "touch", "page_mode": "4k", "addr": "0x20000000000"},
- "results": {"page_size_bytes": 4096, "page_size_mixed": false, "smaps": {"rss_bytes": ${x#*:}},
-  "pagetables": {"vmpte_sum_bytes": 262144, "vmpte_baseline_per_worker_bytes": 57344, "vmpte_workers": 2,
-   "region_bytes_per_worker": 73728}}}
-JSON
-done
+cp tests/planner/hand-records/*.json "$tmp/hand/records/"
 plan --calibrate "$tmp/hand" --json >"$tmp/hand.json" 2>"$tmp/err"
 check_status $? "calibrate a hand-written run directory"
 python3 - "$tmp/hand.json" <<'PY'
