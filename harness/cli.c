@@ -99,7 +99,7 @@ void cli_usage(FILE *out)
 "       mshare-bench cleanup       give back huge pages that killed runs left in the pool\n"
 "\n"
 "run: fork N workers that each map one shared region at a fixed address, run a\n"
-"workload on it, and measure page-table memory and first-touch fault latency.\n"
+"workload on it, and measure page-table memory, first-touch latency and the time per fault.\n"
 "\n");
 	opts_help(out, run_options, 19);
 	fprintf(out,

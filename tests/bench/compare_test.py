@@ -23,7 +23,7 @@ try:
     r = tap.run([compare] + runs)
     points = ["%s-4k-w%d-s16M-pt-footprint" % (b, w) for b in ("shm", "anon") for w in (1, 4)]
     t.ok(r.returncode == 0 and all(p in r.stdout for p in points), "text table lists every point", r.stdout + r.stderr)
-    t.ok("Welch" in r.stdout and "PT sum VmPTE" in r.stdout and "fault p99.9" in r.stdout,
+    t.ok("Welch" in r.stdout and "PT sum VmPTE" in r.stdout and "first-touch p99.9" in r.stdout and "fault p99.9" not in r.stdout,
          "text table names the test and the figures")
     r = tap.run([compare, "--csv"] + runs)
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
