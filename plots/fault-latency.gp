@@ -17,10 +17,11 @@ series(w, j) = word(w, j) + 0
 set logscale y 10
 set format y "%.0s %cs"
 set ylabel "first-touch latency (log scale)"
-# Panels share the left 80% of the page; the key, drawn with the first
+# Panels share the left 80% of the page (room between them for tic labels
+# up to 100000 pages per fault); the key, drawn with the first
 # panel, sits in the strip on the right so every panel has the same size.
 set key at screen 0.81, screen 0.88 left top vertical Left reverse noenhanced
-set multiplot layout 2,3 margins 0.06, 0.80, 0.07, 0.88 spacing 0.05, 0.14 title "First-touch latency vs workers (top): the time of one touch, not of one fault, since a fault can map many pages;\nbelow, per real fault: the workers' time in the workload / their faults, and the pages touched per fault\n{/*0.85 ".subtitle."}"
+set multiplot layout 2,3 margins 0.06, 0.80, 0.07, 0.88 spacing 0.07, 0.14 title "First-touch latency vs workers (top): the time of one touch, not of one fault, since a fault can map many pages;\nbelow, per real fault: the workers' time in the workload / their faults, and the pages touched per fault\n{/*0.85 ".subtitle."}"
 do for [pct in "p50 p99 p999"] {
 	set title "first-touch latency ".((pct eq "p999") ? "p99.9" : pct)
 	plot for [i=1:n] file_of(i) using "workers":(column("fault_".pct."_med") * 1e-9):(column("fault_".pct."_min") * 1e-9):(column("fault_".pct."_max") * 1e-9) \
@@ -43,7 +44,7 @@ if (strlen(with_ns_per_fault) == 0) {
 }
 
 set title "pages touched per real fault\n{/*0.8 1: every first touch faulted; more: touches that took none (a large folio}\n{/*0.8 mapped by one fault, page tables another worker filled: mshare)}"
-set ylabel "pages per fault (log scale)"
+set ylabel "pages per fault (log scale)" offset 0.5, 0
 set logscale y 10
 set format y "%g"
 # Room above and below the data: a run where every touch faulted (all 1)
