@@ -1,6 +1,6 @@
 # Figure 4: attach and first-touch time per worker vs workers (left: the
 # backend's attach, i.e. mapping the region; right: the touch phase).
-width = 1400
+if (!exists("width")) width = 1400
 height = 640
 load common
 set logscale y 10

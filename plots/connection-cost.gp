@@ -3,7 +3,7 @@
 # mmap), first touch of the working set, detach (mshare_unlink; munmap +
 # close). Solid: p50 over the connections of a run; dashed: p99 (medians
 # over repeats; bars: min..max of the p50 over repeats).
-width = 1500
+if (!exists("width")) width = 1500
 height = 640
 load common
 set logscale y 10

@@ -8,7 +8,7 @@
 # plots/plot-run gives with_ns_per_fault and with_pages_per_fault: the
 # numbers of the series that have the figure ("" when none: records older
 # than the field, or without a fault).
-width = 1500
+if (!exists("width")) width = 1500
 height = 1160
 load common
 if (!exists("with_ns_per_fault")) with_ns_per_fault = ""
