@@ -54,13 +54,16 @@ isnum() { case $1 in '' | *[!0-9]*) return 1 ;; esac; }
 minus() { isnum "$1" && isnum "$2" && echo $(($1 - $2)); }
 # Figures of many processes at once, one cat each (a process per backend
 # would take seconds under TCG): PIDS are the arguments.
-files() { suffix=$1; shift; for p in "$@"; do printf '/proc/%s/%s\n' "$p" "$suffix"; done; }
+# No PIDS: /dev/null (a bare `cat` would read stdin).
+files() { suffix=$1; shift; [ $# -gt 0 ] || echo /dev/null; for p in "$@"; do printf '/proc/%s/%s\n' "$p" "$suffix"; done; }
 # TLB shootdown interrupts received, all CPUs (/proc/interrupts "TLB").
 tlb_shootdowns() { awk '$1 == "TLB:" {for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i} END {print s + 0}' /proc/interrupts; }
 # The client backends of the server: children of the postmaster whose
 # process title is "postgres: postgres postgres [local] ..." (from /proc,
 # no query: a psql round trip takes about a second under TCG).
-backend_pids() { ps -o pid,ppid,args | awk -v pm="$pg_pid" '$2 == pm && $3 == "postgres:" && $4 == "postgres" && $6 == "[local]" {printf "%s ", $1}'; }
+# `ps -e`: procps lists only this terminal's processes without it (busybox,
+# in the guest, lists all either way).
+backend_pids() { ps -e -o pid,ppid,args | awk -v pm="$pg_pid" '$2 == pm && $3 == "postgres:" && $4 == "postgres" && $6 == "[local]" {printf "%s ", $1}'; }
 sorted() { echo "$@" | tr ' ' '\n' | grep . | sort -n | tr '\n' ' '; }
 # The wall clock in 1/100 s (pgbench's log stamps transactions with it;
 # busybox's date has whole seconds only): /proc/uptime plus an offset found
@@ -74,7 +77,7 @@ calibrate_clock() {
 now_cs() { echo $(($(uptime_cs) + clock_off)); }
 # minflt (field 10 of /proc/PID/stat; the comm, "postgres", has no space)
 # summed over a snapshot file.
-stat_minflt() { awk '{s += $10} END {print s + 0}' "$1"; }
+stat_minflt() { awk '{s += $10; n++} END {if (n) print s}' "$1"; }
 # Slowest connection rate seen so far in this run, ms per connection (0:
 # none seen yet; 250 ms is assumed until then).
 conn_ms_seen=0
