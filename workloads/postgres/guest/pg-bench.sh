@@ -75,6 +75,13 @@ calibrate_clock() {
 	clock_off=$(((s0 + 1) * 100 - $(uptime_cs)))
 }
 now_cs() { echo $(($(uptime_cs) + clock_off)); }
+# The snapshots run at nice -20 (root, guest and host): at nice 0 one `cat`
+# of 500 backends' files took about 20 s under TCG, competing with the 500
+# busy backends, and the run could end before it did. pgbench and the
+# server were started before and keep their nice value.
+nice0=$(awk '{print $19}' /proc/$$/stat)
+urgent() { renice -20 -p $$ >/dev/null 2>&1; }
+calm() { renice "$nice0" -p $$ >/dev/null 2>&1; }
 # minflt (field 10 of /proc/PID/stat; the comm, "postgres", has no space)
 # summed over a snapshot file.
 stat_minflt() { awk '{s += $10; n++} END {if (n) print s}' "$1"; }
@@ -162,7 +169,9 @@ for n in $(echo "$conns" | tr ',' ' '); do
 		snap=$PGRUN/snap
 		# Start of the fault window: one read of every backend's stat.
 		# shellcheck disable=SC2046,SC2086
+		urgent
 		{ a=$(now_cs); cat $(files stat $pids0) >"$snap.stat0" 2>/dev/null; b=$(now_cs); }
+		calm
 		w0=$(((a + b) / 2))
 		m0=$(stat_minflt "$snap.stat0")
 		fact backends_in_stat_snapshot0 "$(grep -c . "$snap.stat0")"
@@ -171,6 +180,7 @@ for n in $(echo "$conns" | tr ',' ' '); do
 		# (a slow guest needs the margin: the snapshot itself takes seconds).
 		left=$((T - (tc - ts)))
 		while [ $(($(date +%s) - tc)) -lt $((left / 2)) ] && kill -0 $bpid 2>/dev/null; do sleep 1; done
+		urgent
 		pids=$(sorted $(backend_pids))
 		# One snapshot of every backend's stat and status files (two
 		# processes: a process per figure took over 10 s under load), then
@@ -184,6 +194,9 @@ for n in $(echo "$conns" | tr ',' ' '); do
 		# shellcheck disable=SC2046,SC2086
 		cat $(files status $pids) >"$snap.status" 2>/dev/null
 		pt1=$(meminfo_kb PageTables); tlb1=$(tlb_shootdowns)
+		mav1=$(meminfo_kb MemAvailable); mfr1=$(meminfo_kb MemFree)
+		calm
+		snapshot_cs=$(($(now_cs) - a))
 		running=$(kill -0 $bpid 2>/dev/null && echo yes || echo no)
 		fact sampled_after_s $(($(date +%s) - tc))
 		# shellcheck disable=SC2086
@@ -202,8 +215,9 @@ for n in $(echo "$conns" | tr ',' ' '); do
 			fact rss_anon_sum_kb "$(awk '$1 == "RssAnon:" {s += $2; n++} END {if (n) print s}' "$snap.status")"
 			set -- $(awk '$1 == "VmPTE:" {if (n++ == 0 || $2 < lo) lo = $2; if ($2 > hi) hi = $2} END {if (n) print lo + 0, hi + 0}' "$snap.status")
 			fact vmpte_min_kb "${1:-}"; fact vmpte_max_kb "${2:-}"
-			fact mem_available_kb_end "$(meminfo_kb MemAvailable)"
-			fact mem_free_kb_end "$(meminfo_kb MemFree)"
+			fact mem_available_kb_end "$mav1"
+			fact mem_free_kb_end "$mfr1"
+			fact snapshot_cs "$snapshot_cs"
 		}
 		wait $bpid
 		fact pgbench_rc $?
