@@ -51,6 +51,9 @@ set format y "%g"
 # has a flat line, not one on the border; series that coincide there are
 # drawn wider first (stack_lw, common.gp).
 set offsets graph 0.04, graph 0.04, graph 0.05, graph 0.05
+# and at least 0.5..2 when every value is the same (all 1: gnuplot still
+# warns that the range is empty, and draws it around the value).
+set yrange [*<0.5:2<*]
 if (strlen(with_pages_per_fault) == 0) {
 	eval empty_panel
 } else {

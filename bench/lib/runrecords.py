@@ -7,6 +7,7 @@ A record file is records/<point-id>.r<k>.json, one harness run each.
 import csv
 import io
 import json
+import math
 import os
 import re
 
@@ -65,7 +66,10 @@ def per_fault(record, key):
     mapped (a large folio of the page cache) takes no fault."""
     faults = (number(lookup(record, "results.faults.minflt")) or 0) + \
         (number(lookup(record, "results.faults.majflt")) or 0)
-    return number(lookup(record, key)) if faults > 0 else None
+    v = number(lookup(record, key))
+    # A time or page count per fault is above zero and finite; anything else
+    # is no figure (a hand-edited or damaged record).
+    return v if faults > 0 and v is not None and math.isfinite(v) and v > 0 else None
 
 
 def flatten(record, prefix=""):

@@ -103,10 +103,13 @@ try:
          and anon.get("ns/fault") == "-" and anon.get("pages/fault") == "-",
          "edited records: 123.5 us and 254 pages per fault shown; a record without the fields shows '-'", got)
     edit("shm", lambda f: f.update(minflt=0, majflt=0, mean_ns_per_fault=0, pages_per_fault=0))
+    edit("anon", lambda f: f.update(mean_ns_per_fault=-3, pages_per_fault="nan"))
     got = cells(tap.run([tool, edited, "--workers", "4"]).stdout, 4)
     t.ok(got.get("shm 4k", {}).get("ns/fault") == "-" and got.get("shm 4k", {}).get("pages/fault") == "-"
          and got.get("shm 4k", {}).get("faults") == "0",
          "a record without a fault: '-' per fault, not 0 ns", got)
+    t.ok(got.get("anon 4k", {}).get("ns/fault") == "-" and got.get("anon 4k", {}).get("pages/fault") == "-",
+         "a damaged record (-3 ns, 'nan' pages per fault): '-', no figure", got)
 
     r = tap.run([tool, run_dir, "--workers", "4", "--markdown"])
     t.ok(r.returncode == 0 and "| backend | page |" in r.stdout and ", 1 workers" not in r.stdout
