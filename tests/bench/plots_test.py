@@ -118,7 +118,7 @@ try:
     t.ok(r.returncode == 0 and {"ns_per_fault_med", "pages_per_fault_med"} <= set(col)
          and all(row[col["ns_per_fault_med"]] == "?" for row in rows[1:])
          and all(row[col["pages_per_fault_med"]] != "?" for row in rows[1:])
-         and "no record of these series has it" in svg and not r.stderr.strip(),
+         and "no record of these series has it" in svg and "3-fault-latency" not in r.stderr,
          "records without mean_ns_per_fault: '?' in the tables, figure 3 drawn, the panel says why it is empty",
          r.stderr)
     # 6-planner: a panel per platform, kernel and region size, the model
