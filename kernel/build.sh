@@ -32,6 +32,8 @@
 #   mshare-2025  config/mshare-2025.config, patches-2025/ -> build/kernel-2025/bzImage,
 #                $CACHE/tree-2025 (its own pristine source in $CACHE/pristine-2025)
 #   (make kernel FLAVOUR=mshare-2025 or make kernel-2025)
+#   mshare-2025-debug  the same with config/debug.config on top -> build/kernel-2025-debug
+#   (make kernel FLAVOUR=mshare-2025-debug or make kernel-2025-debug)
 # The cache key of the normal and debug flavours hashes this script without the
 # lines between the mshare-2025 markers, so adding this flavour changed neither.
 # <<< mshare-2025
@@ -71,6 +73,14 @@ mshare-2025)
 	TARBALL=/usr/src/linux-source-6.12.tar.xz SRC_PKG=linux-source-6.12 TOPDIR=linux-source-6.12
 	PATCHES=$KERNEL_DIR/patches-2025 SERIES=$KERNEL_DIR/patches-2025/series
 	TREE_BASE=$CACHE/tree-2025 LOCK=$CACHE/lock-2025 STAGE=$CACHE/stage-2025 tag=-2025 ;;
+mshare-2025-debug)
+	# the 2025 series under the debug options of config/debug.config (KASAN,
+	# lockdep, DEBUG_VM, ...); its own tree, the 6.12 pristine source shared
+	OUT=$REPO/build/kernel-2025-debug
+	FRAGMENTS=("$KERNEL_DIR/config/mshare-2025.config" "$KERNEL_DIR/config/debug.config")
+	TARBALL=/usr/src/linux-source-6.12.tar.xz SRC_PKG=linux-source-6.12 TOPDIR=linux-source-6.12
+	PATCHES=$KERNEL_DIR/patches-2025 SERIES=$KERNEL_DIR/patches-2025/series
+	TREE_BASE=$CACHE/tree-2025-debug LOCK=$CACHE/lock-2025-debug STAGE=$CACHE/stage-2025-debug tag=-2025-debug ;;
 # <<< mshare-2025
 normal)
 	flavour=normal
@@ -126,7 +136,7 @@ src_version=$(dpkg-query -W -f='${Version}' $SRC_PKG)
 # >>> mshare-2025
 # normal and debug: hash this script as it is without the mshare-2025 blocks
 # ($0 is what the key line below hashes).
-if [[ $flavour != mshare-2025 ]]; then
+if [[ $flavour != mshare-2025* ]]; then
 	script_for_key=$(mktemp)
 	sed '/^# >>> mshare-2025$/,/^# <<< mshare-2025$/d' "$0" >"$script_for_key"
 	BASH_ARGV0=$script_for_key
@@ -139,7 +149,7 @@ key=$( {
 } | sha256sum | cut -c1-16)
 
 # >>> mshare-2025
-if [[ $flavour != mshare-2025 ]]; then
+if [[ $flavour != mshare-2025* ]]; then
 	BASH_ARGV0=$KERNEL_DIR/build.sh
 	rm -f "$script_for_key"
 fi
@@ -203,7 +213,7 @@ unpack() {   # unpack <dir>
 }
 # >>> mshare-2025
 # 6.12 has its own pristine tree: unpack() of $CACHE/pristine would remove 6.1's.
-if [[ $flavour == mshare-2025 ]]; then
+if [[ $flavour == mshare-2025* ]]; then
 	PRISTINE=$CACHE/pristine-2025/$TOPDIR
 	(
 		flock 8

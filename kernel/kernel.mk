@@ -7,10 +7,13 @@
 #                        opt-in: the 2025 mshare series on linux-source-6.12
 #                        (kernel/patches-2025, config/mshare-2025.config);
 #                        leaves build/kernel-2025/bzImage; not built by make test
+#   make kernel FLAVOUR=mshare-2025-debug (or make kernel-2025-debug)
+#                        the same under config/debug.config (KASAN, lockdep, ...);
+#                        leaves build/kernel-2025-debug/bzImage; not built by make test
 #   make kernel-clean    remove build/kernel and build/kernel-debug (the shared
 #                        cache stays; kernel/build.sh --purge drops it)
 KERNEL_FLAVOUR := $(if $(filter 1 yes y,$(DEBUG)),debug,$(if $(FLAVOUR),$(FLAVOUR),normal))
-.PHONY: kernel kernel-debug kernel-2025 kernel-clean
+.PHONY: kernel kernel-debug kernel-2025 kernel-2025-debug kernel-clean
 kernel:
 	@MSHARE_KERNEL_FLAVOUR=$(KERNEL_FLAVOUR) kernel/build.sh
 
@@ -20,7 +23,11 @@ kernel-debug:
 kernel-2025:
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025 kernel/build.sh
 
+kernel-2025-debug:
+	@MSHARE_KERNEL_FLAVOUR=mshare-2025-debug kernel/build.sh
+
 kernel-clean:
 	@kernel/build.sh --clean
 	@kernel/build.sh --debug --clean
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025 kernel/build.sh --clean
+	@MSHARE_KERNEL_FLAVOUR=mshare-2025-debug kernel/build.sh --clean
