@@ -71,6 +71,7 @@ vm_timeout=$(( ${TEST_TIMEOUT:-900} - 60 ))
 # 4K fsdax alignment: the page-table comparison needs 4 KiB PTEs.  run.sh
 # runs in the background so that a TERM from the runner reaches it (and it
 # stops QEMU) instead of leaving the guest running.
+echo "# kernel conformance: results in $out"
 echo "# kernel conformance: booting the patched kernel under QEMU (TCG); its console follows"
 # shellcheck disable=SC2086
 kernel/vm/run.sh --no-build --kernel "$image" --mem 2G --pmem 4 --cpus 2 --align 4K --timeout "$vm_timeout" \

@@ -140,20 +140,9 @@ KERNEL_TEST_IMAGE=$image KERNEL_TEST_OUT=build/vm/debug-conformance TEST_TIMEOUT
 	tests/kernel/conformance.sh >"$conf_log" 2>&1 &
 guest_wait $!
 conf_rc=$?
-relayed=0
-while IFS= read -r line; do
-	case "$line" in
-	"ok "*|"not ok "*)
-		case "$line" in "not ok "*) v=not-ok; rest=${line#not ok } ;; *) v=ok; rest=${line#ok } ;; esac
-		rest=${rest#* }
-		rest=${rest#- }
-		result "$v" "debug: $rest"
-		relayed=$((relayed + 1))
-		;;
-	"# kernel conformance:"*) echo "# debug $line" ;;
-	esac
-done <"$conf_log"
-if [ "$relayed" = 0 ] || { [ "$conf_rc" != 0 ] && ! grep -q '^not ok' "$conf_log"; }; then
+guest_relay debug "$conf_log"
+relayed=$?
+if [ "$relayed" != 0 ] || { [ "$conf_rc" != 0 ] && ! grep -q '^not ok' "$conf_log"; }; then
 	not_ok "debug: conformance tests ran and reported (status $conf_rc, log $conf_log)"
 fi
 

@@ -79,3 +79,26 @@ guest_require() {
 	guest_tap "$1" "$_why"
 	finish
 }
+# guest_relay PREFIX LOG: relays LOG's "ok"/"not ok" lines (another test's
+# TAP, e.g. tests/kernel/conformance.sh run on another image) as this test's
+# own, each prefixed "PREFIX: ", and its "# kernel conformance:" summary
+# lines; returns 0 when it relayed any line.
+guest_relay() {
+	_gr_n=0
+	while IFS= read -r _gr_line; do
+		case "$_gr_line" in
+		"ok "*|"not ok "*)
+			case "$_gr_line" in
+			"not ok "*) _gr_v=not-ok _gr_rest=${_gr_line#not ok } ;;
+			*) _gr_v=ok _gr_rest=${_gr_line#ok } ;;
+			esac
+			_gr_rest=${_gr_rest#* }
+			_gr_rest=${_gr_rest#- }
+			result "$_gr_v" "$1: $_gr_rest"
+			_gr_n=$((_gr_n + 1))
+			;;
+		"# kernel conformance:"*) echo "# $1 $_gr_line" ;;
+		esac
+	done <"$2"
+	[ "$_gr_n" -gt 0 ]
+}

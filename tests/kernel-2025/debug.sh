@@ -1,0 +1,61 @@
+#!/bin/sh
+# test-timeout: 2400
+# The 2025 mshare series on Linux 6.12 under the debug options
+# (kernel flavour mshare-2025-debug: kernel/config/mshare-2025.config +
+# kernel/config/debug.config: KASAN, lockdep, DEBUG_VM, DEBUG_VM_PGTABLE,
+# SLUB debugging on every cache, DEBUG_LIST, PAGE_TABLE_CHECK, hung tasks):
+#   1. the image's configuration holds every debug option
+#   2. the 2025 conformance tests (tests/kernel-2025/test-*) on it, through
+#      tests/kernel/conformance.sh, whose guest run uses --fail-on-warning:
+#      any KASAN, lockdep, SLUB, BUG, WARNING, list-corruption, hung-task or
+#      RCU-stall report in the kernel log fails it
+#   3. that guest's boot log shows KASAN and lockdep active
+# make test sets MSHARE_2025_DEBUG_TESTS=1 when the kernel cache holds the
+# flavour's image (it never builds it: a cold build takes about an hour here);
+# make test-2025-debug builds it and sets it. With it set, fails when the
+# image is missing or the guest cannot run; skips only with MSHARE_SKIP_GUEST=1.
+# Without it, one skip line says why.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+. tests/kernel/lib/guest.sh
+
+if [ "${MSHARE_2025_DEBUG_TESTS:-0}" != 1 ]; then
+	skip "mshare-2025 debug kernel (KASAN, lockdep)" "its image is not in the kernel cache (make test runs this tier when it is; make test-2025-debug builds it, see kernel/README.md)"
+	finish
+fi
+image=${KERNEL_TEST_IMAGE:-build/kernel-2025-debug/bzImage}
+KERNEL_TEST_IMAGE=$image
+guest_require "mshare-2025 debug kernel"
+config=$(dirname "$image")/config
+
+missing=
+for opt in KASAN KASAN_GENERIC PROVE_LOCKING DEBUG_VM DEBUG_VM_PGTABLE SLUB_DEBUG_ON DEBUG_LIST \
+	PAGE_TABLE_CHECK PAGE_TABLE_CHECK_ENFORCED DETECT_HUNG_TASK MSHARE; do
+	grep -qx "CONFIG_$opt=y" "$config" 2>/dev/null || missing="$missing $opt"
+done
+if [ -z "$missing" ]; then
+	ok "2025-debug: $image ($(cat "$(dirname "$image")/key" 2>/dev/null || echo 'no key')) has MSHARE, KASAN, PROVE_LOCKING, DEBUG_VM(_PGTABLE), SLUB_DEBUG_ON, DEBUG_LIST, PAGE_TABLE_CHECK(_ENFORCED), DETECT_HUNG_TASK"
+else
+	not_ok "2025-debug: $config lacks:$missing"
+fi
+
+mkdir -p build/vm
+log=$(mktemp build/vm/conformance-2025-debug.XXXXXX.log) || exit 1
+KERNEL_TEST_IMAGE=$image KERNEL_TEST_DIR=/guest/tests/kernel-2025 \
+	KERNEL_TEST_OUT=build/vm/conformance-2025-debug TEST_TIMEOUT=2300 \
+	tests/kernel/conformance.sh >"$log" 2>&1 &
+guest_wait $!
+rc=$?
+if ! guest_relay 2025-debug "$log" || { [ "$rc" != 0 ] && ! grep -q '^not ok' "$log"; }; then
+	not_ok "2025-debug: conformance tests ran and reported (status $rc, log $log)"
+	tail -n 20 "$log" | sed 's/^/# /'
+fi
+kmsg=$(sed -n 's/^# kernel conformance: results in //p' "$log" | head -n 1)/kmsg.txt
+if grep -q 'KernelAddressSanitizer initialized' "$kmsg" 2>/dev/null &&
+	grep -q 'Lock dependency validator' "$kmsg" 2>/dev/null; then
+	ok "2025-debug: the guest ran with KASAN and lockdep active ($kmsg)"
+else
+	not_ok "2025-debug: no 'KernelAddressSanitizer initialized' / 'Lock dependency validator' in $kmsg"
+fi
+finish
