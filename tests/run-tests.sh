@@ -8,7 +8,9 @@
 # is killed, or times out) without printing any "not ok" line counts as one
 # failure, so a crash can never pass silently.
 # Last line: "N passed, N failed, N skipped". Exit status non-zero if
-# anything failed.
+# anything failed. Before it, every failed line again with the "#" lines
+# that follow it (up to 15), so that the end of a long log says what failed
+# and why.
 #
 # Environment: TEST_TIMEOUT (seconds per test, default 900; a script that
 #              declares "# test-timeout: N" in its first lines gets N when
@@ -19,7 +21,8 @@ timeout_s=${TEST_TIMEOUT:-900}
 passed=0 failed=0 skipped=0
 failed_tests=""
 log=$(mktemp "${TMPDIR:-/tmp}/run-tests.XXXXXX") || exit 2
-trap 'rm -f "$log" "$log.rc"' EXIT INT TERM
+trap 'rm -f "$log" "$log.rc" "$log.failures"' EXIT INT TERM
+: >"$log.failures"
 
 for t in tests/*/*.sh build/tests/*/test-*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
@@ -49,12 +52,23 @@ for t in tests/*/*.sh build/tests/*/test-*; do
 	fi
 	if [ "$f" -gt 0 ]; then
 		failed_tests="$failed_tests $t"
+		{
+			echo "# --- $t"
+			awk '/^not ok [0-9]+/ { print; n = 15; next }
+				n > 0 && /^#/ { print; n--; next }
+				{ n = 0 }' "$log"
+			[ "$rc" -ne 0 ] && ! grep -qE '^not ok [0-9]+' "$log" && tail -n 15 "$log"
+		} >>"$log.failures"
 	fi
 	passed=$((passed + p))
 	skipped=$((skipped + s))
 	failed=$((failed + f))
 done
 
-[ -n "$failed_tests" ] && echo "# failed:$failed_tests"
+if [ -n "$failed_tests" ]; then
+	echo "# what failed, again:"
+	sed 's/^/#   /' "$log.failures"
+	echo "# failed:$failed_tests"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
