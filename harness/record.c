@@ -242,12 +242,12 @@ void record_summary(const struct run_state *rs, const struct run_result *r)
 		r->mean_ns_per_fault);
 	fprintf(stderr, "  time: fork+attach %.3f s, touch %.3f s, total %.3f s\n", r->time_s.barrier,
 		r->time_s.touch, r->time_s.total);
-	if (rs->oom_suspects || rs->crashed || rs->failed || rs->fork_error[0])
+	if (rs->oom_suspects || rs->crashed || rs->failed || rs->stuck_killed || rs->fork_error[0])
 		fprintf(stderr,
 			"  WARNING: %u of %u workers started; %u OOM-killed (%s), %u other SIGKILLs, %u crashed, "
-			"%u failed%s%s%s\n",
+			"%u killed as stuck after a death, %u failed%s%s%s\n",
 			rs->forked, cfg->workers, r->oom_killed, r->oom_source, r->sigkilled_not_oom, rs->crashed,
-			rs->failed, r->first_error[0] ? "; " : "", r->first_error, rs->fork_error[0] ? rs->fork_error : "");
+			rs->stuck_killed, rs->failed, r->first_error[0] ? "; " : "", r->first_error, rs->fork_error[0] ? rs->fork_error : "");
 }
 
 /* The CSV header and row of the record, or -1. */

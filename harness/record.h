@@ -25,7 +25,7 @@
  *    numa.workers_per_node_source, numa.mem_policy_scope,
  *    numa.page_table_placement, fault_latency_includes, faults.scope,
  *    time_s.meaning) is said once in results/README.md (issue 18). */
-#define RECORD_SCHEMA_VERSION 3
+#define RECORD_SCHEMA_VERSION 4
 
 /* A latency histogram as the record gives it. */
 struct latency_figures {

@@ -193,10 +193,22 @@ static void write_workers(struct json_writer *w, const struct run_state *rs, con
 	json_key_u64(w, "workers_measured", r->published);
 	json_key_u64(w, "workers_failed", rs->failed);
 	json_key_u64(w, "workers_crashed", rs->crashed);
+	json_key_u64(w, "workers_killed_stuck", rs->stuck_killed);
+	/* Deaths by signal (not the harness's own kills), always the same keys
+	 * so that a record's CSV columns do not depend on what happened. */
+	static const int named[] = { SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGKILL, SIGTERM };
+	unsigned other = 0;
+	for (int s = 1; s < 65; s++) {
+		bool is_named = false;
+		for (size_t k = 0; k < sizeof(named) / sizeof(named[0]); k++)
+			is_named |= named[k] == s;
+		if (!is_named)
+			other += rs->signal_counts[s];
+	}
 	json_begin_object(w, "worker_signals");
-	for (int s = 1; s < 65; s++)
-		if (rs->signal_counts[s] && !(s == SIGKILL && rs->killing))
-			json_key_u64(w, sigabbrev_np(s) ? sigabbrev_np(s) : "unknown", rs->signal_counts[s]);
+	for (size_t k = 0; k < sizeof(named) / sizeof(named[0]); k++)
+		json_key_u64(w, sigabbrev_np(named[k]), rs->signal_counts[named[k]]);
+	json_key_u64(w, "other", other);
 	json_end_object(w);
 	json_key_string(w, "fork_error", rs->fork_error[0] ? rs->fork_error : NULL);
 	json_key_string(w, "first_worker_error", r->first_error[0] ? r->first_error : NULL);

@@ -7,6 +7,9 @@
  * The parent never waits on a worker without a timeout: every wait is a
  * futex sleep of at most WAIT_SLICE_NS followed by a non-blocking reap, so
  * a worker that died (crash, OOM kill) is noticed and never waited for.
+ * The workers still running after one died may wait for ever on what it
+ * held (a latch): when none finishes the workload for STUCK_AFTER_DEATH_NS
+ * past the death and the time budget, they are killed (kill_stuck).
  * SIGINT/SIGTERM only set a flag; the loops see it, kill and reap every
  * worker, undo the backend's setup and exit 130/143 without a record.
  */
@@ -28,6 +31,10 @@
 
 #define WAIT_SLICE_NS (20ull * 1000000ull)
 #define EXIT_STALL_NS (120ull * 1000000000ull) /* no worker exits for this long: kill them */
+/* A worker died in the workload and no other one has finished it for this
+ * long past the workload's time budget: the rest wait on what the dead one
+ * held (a latch, a log position) and are killed. */
+#define STUCK_AFTER_DEATH_NS (20ull * 1000000000ull)
 
 static volatile sig_atomic_t stop_signal;
 
@@ -91,10 +98,10 @@ static void note_exit(struct run_state *rs, unsigned i, int status)
 	rs->reaped_count++;
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
+		if (rs->killing || (rs->stuck[i] && sig == SIGKILL))
+			return;
 		if (sig > 0 && sig < 65)
 			rs->signal_counts[sig]++;
-		if (rs->killing)
-			return;
 		if (sig == SIGKILL) {
 			if (!rs->oom_suspects)
 				rs->first_kill_at = rs->forked;
@@ -157,10 +164,39 @@ static int interrupted_exit(struct run_state *rs)
 	exit(128 + sig);
 }
 
-/* Until every forked worker has reached `phase` (or failed, or died).
- * Returns the number that reached it alive. */
-static unsigned wait_for_phase(struct run_state *rs, uint32_t *counter, uint32_t phase)
+static unsigned deaths(const struct run_state *rs)
 {
+	return rs->crashed + rs->failed + rs->oom_suspects;
+}
+
+/* SIGKILL the workers that have not reached `phase`; they are reaped by
+ * the caller's loop and not counted as deaths (rs->stuck). */
+static void kill_stuck(struct run_state *rs, uint32_t phase, unsigned pending, double waited_s)
+{
+	fprintf(stderr, "mshare-bench run: a worker died during the workload and %u others have not finished "
+			"it %.0f s after that and after its time budget (waiting on something the dead one held, "
+			"e.g. a latch): killing them; the record counts them as workers_killed_stuck\n",
+		pending, waited_s);
+	for (unsigned i = 0; i < rs->forked; i++) {
+		uint32_t p = __atomic_load_n(&rs->area.workers[i].fig.phase, __ATOMIC_ACQUIRE);
+		if (!rs->reaped[i] && !rs->stuck[i] && p < phase) {
+			rs->stuck[i] = 1;
+			rs->stuck_killed++;
+			kill(rs->pids[i], SIGKILL);
+		}
+	}
+}
+
+/* Until every forked worker has reached `phase` (or failed, or died).
+ * Returns the number that reached it alive. With `budget_end` (the end of
+ * the workload's time budget, 0: none) and once a worker has died while
+ * the others were still on their way: when none reaches the phase for
+ * STUCK_AFTER_DEATH_NS past both the death and the budget, the pending
+ * ones are killed (kill_stuck). */
+static unsigned wait_for_phase(struct run_state *rs, uint32_t *counter, uint32_t phase, uint64_t budget_end)
+{
+	unsigned deaths_at_start = deaths(rs), last_reached = 0;
+	uint64_t quiet_since = 0; /* a death seen: since then no worker reached the phase */
 	for (;;) {
 		reap_some(rs);
 		if (stop_signal)
@@ -175,6 +211,17 @@ static unsigned wait_for_phase(struct run_state *rs, uint32_t *counter, uint32_t
 		}
 		if (!pending)
 			return reached;
+		if (budget_end && deaths(rs) != deaths_at_start) {
+			uint64_t now = clock_now_ns();
+			if (!quiet_since || reached != last_reached)
+				quiet_since = now;
+			last_reached = reached;
+			uint64_t from = quiet_since > budget_end ? quiet_since : budget_end;
+			if (now > from + STUCK_AFTER_DEATH_NS && pending > 0) {
+				kill_stuck(rs, phase, pending, (double)(now - quiet_since) / 1e9);
+				quiet_since = now;
+			}
+		}
 		uint32_t seen = __atomic_load_n(counter, __ATOMIC_ACQUIRE);
 		futex_wait_u32(counter, seen, WAIT_SLICE_NS);
 	}
@@ -273,9 +320,10 @@ static int alloc_worker_tables(struct run_state *rs)
 	rs->pids = calloc(n, sizeof(pid_t));
 	rs->wait_status = calloc(n, sizeof(int));
 	rs->reaped = calloc(n, 1);
+	rs->stuck = calloc(n, 1);
 	rs->vmpte_baseline = calloc(n, sizeof(int64_t));
 	rs->vmpte_parked = calloc(n, sizeof(int64_t));
-	if (!rs->pids || !rs->wait_status || !rs->reaped || !rs->vmpte_baseline || !rs->vmpte_parked)
+	if (!rs->pids || !rs->wait_status || !rs->reaped || !rs->stuck || !rs->vmpte_baseline || !rs->vmpte_parked)
 		return -1;
 	return pid_table_init(rs);
 }
@@ -466,7 +514,7 @@ int run_main(int argc, char **argv)
 	}
 	rs->t_fork_end = clock_now_ns();
 
-	unsigned ready = wait_for_phase(rs, &rs->area.control->ready, PHASE_READY);
+	unsigned ready = wait_for_phase(rs, &rs->area.control->ready, PHASE_READY, 0);
 	rs->t_all_ready = clock_now_ns();
 	for (unsigned i = 0; i < rs->forked; i++) {
 		const struct worker_figures *f = &rs->area.workers[i].fig;
@@ -494,7 +542,8 @@ int run_main(int argc, char **argv)
 
 	rs->t_released = clock_now_ns();
 	release(&rs->area.control->start);
-	wait_for_phase(rs, &rs->area.control->done, PHASE_DONE);
+	wait_for_phase(rs, &rs->area.control->done, PHASE_DONE,
+		       rs->t_released + (rs->cfg.max_ops ? 0 : rs->cfg.duration_ns) + 1);
 	rs->t_all_done = clock_now_ns();
 
 	/* Parked point: every live worker holds its page tables. */

@@ -67,7 +67,11 @@ struct run_state {
 	unsigned first_kill_at;  /* workers forked when the first one was SIGKILLed */
 	unsigned crashed;        /* killed by another signal */
 	unsigned failed;         /* exited with an error */
-	unsigned signal_counts[65];
+	/* Workers that did not finish the workload after another one died in
+	 * it (waiting on what it held, e.g. a latch) and were killed here. */
+	unsigned stuck_killed;
+	uint8_t *stuck;          /* per worker: SIGKILLed here as stuck */
+	unsigned signal_counts[65]; /* deaths by signal, not counting our own kills */
 	char fork_error[160];
 
 	/* Placement (--cpus, --mem-policy) and the NUMA nodes. */

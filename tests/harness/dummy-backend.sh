@@ -29,7 +29,7 @@ check "the normal build's run --help does not" sh -c "! grep -q dummy-poke '$WOR
 
 "$DUMMY" workloads --json >"$WORK/workloads.json" 2>&1
 check "workloads --json has the dummy workload with its parameter, counter and phase" jtest "$WORK/workloads.json" \
-	'[w for w in r if w["name"] == "dummy-poke" and [p["name"] for p in w["params"]] == ["stride"]
+	'[w for w in r if w["name"] == "dummy-poke" and [p["name"] for p in w["params"]] == ["stride", "hold-and-die"]
 	  and w["counters"] == ["pokes"] and w["phases"] == ["poke"]]'
 "$DUMMY" run --check --backend shm --workers 2 --size 1M --workload dummy-poke --stride 2M >"$WORK/c3" 2>&1
 rc=$?
