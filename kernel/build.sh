@@ -32,7 +32,8 @@
 #   mshare-2025  config/mshare-2025.config, patches-2025/ -> build/kernel-2025/bzImage,
 #                $CACHE/tree-2025 (its own pristine source in $CACHE/pristine-2025)
 #   (make kernel FLAVOUR=mshare-2025 or make kernel-2025)
-#   mshare-2025-debug  the same with config/debug.config on top -> build/kernel-2025-debug
+#   mshare-2025-debug  the same with config/debug.config and config/mshare-2025-debug.config
+#                on top -> build/kernel-2025-debug
 #   (make kernel FLAVOUR=mshare-2025-debug or make kernel-2025-debug)
 # The cache key of the normal and debug flavours hashes this script without the
 # lines between the mshare-2025 markers, so adding this flavour changed neither.
@@ -77,7 +78,8 @@ mshare-2025-debug)
 	# the 2025 series under the debug options of config/debug.config (KASAN,
 	# lockdep, DEBUG_VM, ...); its own tree, the 6.12 pristine source shared
 	OUT=$REPO/build/kernel-2025-debug
-	FRAGMENTS=("$KERNEL_DIR/config/mshare-2025.config" "$KERNEL_DIR/config/debug.config")
+	FRAGMENTS=("$KERNEL_DIR/config/mshare-2025.config" "$KERNEL_DIR/config/debug.config"
+		"$KERNEL_DIR/config/mshare-2025-debug.config")
 	TARBALL=/usr/src/linux-source-6.12.tar.xz SRC_PKG=linux-source-6.12 TOPDIR=linux-source-6.12
 	PATCHES=$KERNEL_DIR/patches-2025 SERIES=$KERNEL_DIR/patches-2025/series
 	TREE_BASE=$CACHE/tree-2025-debug LOCK=$CACHE/lock-2025-debug STAGE=$CACHE/stage-2025-debug tag=-2025-debug ;;
