@@ -10,6 +10,9 @@
 #      any KASAN, lockdep, SLUB, BUG, WARNING, list-corruption, hung-task or
 #      RCU-stall report in the kernel log fails it
 #   3. that guest's boot log shows KASAN and lockdep active
+#   4. the harness on it, --fail-on-warning: 100 workers over 64 MiB through
+#      mshare-2025 (pt-footprint) and as shared anonymous 4 KiB memory, the
+#      verify workload (4 workers), no msharefs file left
 # make test sets MSHARE_2025_DEBUG_TESTS=1 when the kernel cache holds the
 # flavour's image (it never builds it: a cold build takes about an hour here);
 # make test-2025-debug builds it and sets it. With it set, fails when the
@@ -57,5 +60,41 @@ if grep -q 'KernelAddressSanitizer initialized' "$kmsg" 2>/dev/null &&
 	ok "2025-debug: the guest ran with KASAN and lockdep active ($kmsg)"
 else
 	not_ok "2025-debug: no 'KernelAddressSanitizer initialized' / 'Lock dependency validator' in $kmsg"
+fi
+
+# ---- 4. the harness on the debug kernel ----
+h2h=$(mktemp -d build/vm/2025-debug-h2h.XXXXXX) || exit 1
+chmod 755 "$h2h"
+common="--workers 100 --size 64M --page 4k --workload pt-footprint --quiet"
+kernel/vm/run.sh --no-build --kernel "$image" --timeout 900 --mem 2G --stream none --keep-out --out "$h2h" \
+	--fail-on-warning -- sh -c "
+mshare-bench run --backend mshare-2025 $common --out /out/m25.json &&
+mshare-bench run --backend anon $common --out /out/anon.json &&
+mshare-bench run --backend mshare-2025 --workers 4 --size 64M --workload verify --quiet --out /out/verify.json &&
+ls -A /sys/fs/mshare | grep -v '^mshare_info\$' >/out/leftover.txt; true" >"$h2h/run.log" 2>&1 &
+guest_wait $!
+rc=$?
+if [ "$rc" = 0 ]; then
+	figures=$(python3 - "$h2h" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+def rec(name):
+    with open(os.path.join(out, name)) as f:
+        return json.load(f)
+m = rec("m25.json")["results"]["pagetables"]["region_bytes_per_worker"]
+a = rec("anon.json")["results"]["pagetables"]["region_bytes_per_worker"]
+c = rec("verify.json")["results"]["workload"]["counters"]
+left = open(os.path.join(out, "leftover.txt")).read().split()
+ok = a > 0 and m < a and c["pages_checked"] > 0 and c["mismatches"] == 0 and not left
+print("2025-debug: harness, 100 workers over 64 MiB, kernel log clean: mshare-2025 region page tables "
+      "%d B/worker < shared anon 4K %d B; verify %d pages, %d mismatches; msharefs left %s"
+      % (m, a, c["pages_checked"], c["mismatches"], left))
+sys.exit(0 if ok else 1)
+PY
+)
+	check_status $? "${figures:-2025-debug: harness figures could not be read from $h2h}"
+else
+	not_ok "2025-debug: the harness on the debug kernel (run.sh $rc: 124 hang, 125 kernel report; $h2h)"
+	grep -E '^run.sh: (FAIL|kernel)|^(BUG|WARNING|INFO|Oops|kernel BUG)|mshare-bench' "$h2h/run.log" | head -n 30 | sed 's/^/# /'
 fi
 finish
