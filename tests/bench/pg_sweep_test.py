@@ -111,6 +111,14 @@ with tempfile.TemporaryDirectory() as d:
          rec["config"]["workers"] == 10 and rec["config"]["size_bytes"] == 75 << 20 and
          rec["environment"]["platform"] == "guest", "config and environment: backend = mode, workload, N, segment size, guest",
          json.dumps(rec.get("config")))
+    def prose_keys(v, path=""):
+        if isinstance(v, dict):
+            return [path + k for k in v if k in ("views", "scope", "meaning")] + \
+                [x for k, w in v.items() for x in prose_keys(w, path + k + ".")]
+        return []
+    t.ok(rec.get("schema_version") == 3 and rec and not prose_keys(rec),
+         "schema_version 3: no explanation repeated in the record (results/README.md has them)",
+         "schema_version %s, prose keys %s" % (rec.get("schema_version"), prose_keys(rec)))
     pt = res.get("pagetables", {})
     t.ok(pt.get("meminfo_delta_bytes") == 2048 * 1024 and pt.get("vmpte_sum_bytes") == 2000 * 1024 and
          pt.get("vmpte_per_worker_bytes") == 2000 * 1024 // 10,
