@@ -43,6 +43,17 @@ if (strlen(with_ns_per_fault) == 0) {
 		with yerrorlines lc rgb color_of(series(with_ns_per_fault, j)) lw stack_lw(series(with_ns_per_fault, j)) pt 7 ps 0.8 notitle
 }
 
+# The pages-per-fault panel's y range: 0.5..2 at least, wider when the
+# series' min/max columns go beyond.
+pp_lo = 0.5
+pp_hi = 2.0
+do for [j=1:words(with_pages_per_fault)] {
+	stats file_of(series(with_pages_per_fault, j)) using "pages_per_fault_min" nooutput
+	if (STATS_records > 0 && STATS_min > 0 && STATS_min < pp_lo) { pp_lo = STATS_min / 1.5 }
+	stats file_of(series(with_pages_per_fault, j)) using "pages_per_fault_max" nooutput
+	if (STATS_records > 0 && STATS_max > pp_hi) { pp_hi = STATS_max * 1.5 }
+}
+
 set title "pages touched per real fault\n{/*0.8 1: every first touch faulted; more: touches that took none (a large folio}\n{/*0.8 mapped by one fault, page tables another worker filled: mshare)}"
 set ylabel "pages per fault (log scale)" offset 0.5, 0
 set logscale y 10
@@ -51,9 +62,10 @@ set format y "%g"
 # has a flat line, not one on the border; series that coincide there are
 # drawn wider first (stack_lw, common.gp).
 set offsets graph 0.04, graph 0.04, graph 0.05, graph 0.05
-# and at least 0.5..2 when every value is the same (all 1: gnuplot still
-# warns that the range is empty, and draws it around the value).
-set yrange [*<0.5:2<*]
+# and at least 0.5..2: the range is set from the series' own min and max
+# (stats, before the log scale), since gnuplot's autoscale warns of an
+# empty range when every value is the same (all 1), limits or not.
+set yrange [pp_lo:pp_hi]
 if (strlen(with_pages_per_fault) == 0) {
 	eval empty_panel
 } else {
