@@ -68,30 +68,14 @@ chmod 755 "$h2h"
 common="--workers 100 --size 64M --page 4k --workload pt-footprint --quiet"
 kernel/vm/run.sh --no-build --kernel "$image" --timeout 900 --mem 2G --stream none --keep-out --out "$h2h" \
 	--fail-on-warning -- sh -c "
-mshare-bench run --backend mshare-2025 $common --out /out/m25.json &&
-mshare-bench run --backend anon $common --out /out/anon.json &&
+mshare-bench run --backend mshare-2025 $common --out /out/mshare-2025.json &&
+mshare-bench run --backend anon $common --out /out/anon-4k.json &&
 mshare-bench run --backend mshare-2025 --workers 4 --size 64M --workload verify --quiet --out /out/verify.json &&
 ls -A /sys/fs/mshare | grep -v '^mshare_info\$' >/out/leftover.txt; true" >"$h2h/run.log" 2>&1 &
 guest_wait $!
 rc=$?
 if [ "$rc" = 0 ]; then
-	figures=$(python3 - "$h2h" <<'PY'
-import json, os, sys
-out = sys.argv[1]
-def rec(name):
-    with open(os.path.join(out, name)) as f:
-        return json.load(f)
-m = rec("m25.json")["results"]["pagetables"]["region_bytes_per_worker"]
-a = rec("anon.json")["results"]["pagetables"]["region_bytes_per_worker"]
-c = rec("verify.json")["results"]["workload"]["counters"]
-left = open(os.path.join(out, "leftover.txt")).read().split()
-ok = a > 0 and m < a and c["pages_checked"] > 0 and c["mismatches"] == 0 and not left
-print("2025-debug: harness, 100 workers over 64 MiB, kernel log clean: mshare-2025 region page tables "
-      "%d B/worker < shared anon 4K %d B; verify %d pages, %d mismatches; msharefs left %s"
-      % (m, a, c["pages_checked"], c["mismatches"], left))
-sys.exit(0 if ok else 1)
-PY
-)
+	figures=$(python3 tests/kernel/lib/h2h-figures.py "$h2h" "2025-debug: harness, 100 workers over 64 MiB, kernel log clean" mshare-2025 anon-4k)
 	check_status $? "${figures:-2025-debug: harness figures could not be read from $h2h}"
 else
 	not_ok "2025-debug: the harness on the debug kernel (run.sh $rc: 124 hang, 125 kernel report; $h2h)"

@@ -170,22 +170,7 @@ ls -A /sys/fs/mshare >/out/leftover.txt"
 rc=$?
 if [ "$rc" = 0 ]; then
 	ok "debug: short head-to-head (mshare and MAP_SHARED DAX 4K, 10 workers; verify, 4 workers) runs with a clean kernel log"
-	figures=$(python3 - "$h2h" <<'PY'
-import json, os, sys
-out = sys.argv[1]
-def rec(name):
-    with open(os.path.join(out, name)) as f:
-        return json.load(f)
-m = rec("mshare.json")["results"]["pagetables"]["region_bytes_per_worker"]
-d = rec("dax4k.json")["results"]["pagetables"]["region_bytes_per_worker"]
-c = rec("verify.json")["results"]["workload"]["counters"]
-left = open(os.path.join(out, "leftover.txt")).read().split()
-ok = d > 0 and m < d and c["pages_checked"] > 0 and c["mismatches"] == 0 and not left
-print("debug: head-to-head figures: mshare region page tables %d B/worker < DAX 4K %d B; verify %d pages, %d mismatches; msharefs left %s"
-      % (m, d, c["pages_checked"], c["mismatches"], left))
-sys.exit(0 if ok else 1)
-PY
-)
+	figures=$(python3 tests/kernel/lib/h2h-figures.py "$h2h" "debug: head-to-head figures" mshare dax4k)
 	check_status $? "${figures:-debug: head-to-head figures could not be read from $h2h}"
 else
 	not_ok "debug: short head-to-head runs with a clean kernel log (run.sh $rc, $h2h)"
