@@ -17,6 +17,16 @@ const char *environment_platform(void)
 	return platform_from_marker(GUEST_MARKER_PATH, BOOT_ID_PATH);
 }
 
+const char *environment_clock(void)
+{
+	return platform_clock(environment_platform(), GUEST_CLOCK_PATH);
+}
+
+const char *environment_time_unit(void)
+{
+	return platform_time_unit(environment_clock());
+}
+
 const char *environment_version(void)
 {
 	return MSHARE_BENCH_VERSION;
@@ -70,6 +80,8 @@ void environment_write_json(struct json_writer *w)
 		json_key_string(w, "machine", u.machine);
 	}
 	json_key_string(w, "platform", environment_platform());
+	json_key_string(w, "clock", environment_clock());
+	json_key_string(w, "time_unit", environment_time_unit());
 	mshare_detect(&ms);
 	json_key_bool(w, "mshare_available", ms.available);
 	if (ms.size >= 0)

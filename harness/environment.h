@@ -7,6 +7,9 @@
 
 /* "host" or "guest". */
 const char *environment_platform(void);
+/* How its times run and their unit (platform.h: platform_clock). */
+const char *environment_clock(void);
+const char *environment_time_unit(void);
 /* The tool's version (git describe at build time). */
 const char *environment_version(void);
 void environment_write_json(struct json_writer *w);

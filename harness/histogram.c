@@ -15,27 +15,15 @@ void histogram_init(struct histogram *h)
 	h->min = UINT64_MAX;
 }
 
-static unsigned bucket_of(uint64_t v)
+uint64_t histogram_bucket_upper(unsigned b, unsigned sub_bits)
 {
-	if (v < HISTOGRAM_SUB_BUCKETS)
-		return (unsigned)v;
-	unsigned msb = 63u - (unsigned)__builtin_clzll(v);
-	if (msb >= HISTOGRAM_MAX_BITS)
-		return HISTOGRAM_BUCKETS - 1;
-	unsigned shift = msb - HISTOGRAM_SUB_BITS;
-	unsigned sub = (unsigned)(v >> shift) - HISTOGRAM_SUB_BUCKETS;
-	return (msb - HISTOGRAM_SUB_BITS + 1) * HISTOGRAM_SUB_BUCKETS + sub;
-}
-
-/* Largest value that falls into bucket b. */
-static uint64_t bucket_upper(unsigned b)
-{
-	if (b < HISTOGRAM_SUB_BUCKETS)
+	unsigned sub_buckets = 1u << sub_bits;
+	if (b < sub_buckets)
 		return b;
-	unsigned group = b / HISTOGRAM_SUB_BUCKETS; /* >= 1 */
-	unsigned sub = b % HISTOGRAM_SUB_BUCKETS;
+	unsigned group = b / sub_buckets; /* >= 1 */
+	unsigned sub = b % sub_buckets;
 	unsigned shift = group - 1;
-	uint64_t lower = (uint64_t)(HISTOGRAM_SUB_BUCKETS + sub) << shift;
+	uint64_t lower = (uint64_t)(sub_buckets + sub) << shift;
 	return lower + (1ull << shift) - 1;
 }
 
@@ -47,7 +35,7 @@ void histogram_record(struct histogram *h, uint64_t value)
 		h->min = value;
 	if (value > h->max)
 		h->max = value;
-	h->buckets[bucket_of(value)]++;
+	h->buckets[histogram_bucket_of(value, HISTOGRAM_SUB_BITS, HISTOGRAM_MAX_BITS)]++;
 }
 
 void histogram_merge(struct histogram *into, const struct histogram *from)
@@ -64,34 +52,47 @@ void histogram_merge(struct histogram *into, const struct histogram *from)
 		into->buckets[i] += from->buckets[i];
 }
 
-uint64_t histogram_percentile(const struct histogram *h, double pct)
+uint64_t histogram_percentile_of(uint64_t (*count_at)(const void *buckets, unsigned i), const void *buckets,
+				 unsigned n, unsigned sub_bits, uint64_t count, uint64_t min, uint64_t max,
+				 double pct)
 {
-	if (!h->count)
+	if (!count)
 		return 0;
 	if (pct <= 0)
-		return h->min;
+		return min;
 	if (pct >= 100)
-		return h->max;
+		return max;
 	/* Smallest rank r (1-based) with r >= pct% of count. */
-	double want = pct / 100.0 * (double)h->count;
+	double want = pct / 100.0 * (double)count;
 	uint64_t rank = (uint64_t)want;
 	if ((double)rank < want)
 		rank++;
 	if (rank == 0)
 		rank = 1;
 	uint64_t seen = 0;
-	for (unsigned b = 0; b < HISTOGRAM_BUCKETS; b++) {
-		seen += h->buckets[b];
+	for (unsigned b = 0; b < n; b++) {
+		seen += count_at(buckets, b);
 		if (seen >= rank) {
-			uint64_t v = bucket_upper(b);
-			if (v > h->max)
-				v = h->max;
-			if (v < h->min)
-				v = h->min;
+			uint64_t v = histogram_bucket_upper(b, sub_bits);
+			if (v > max)
+				v = max;
+			if (v < min)
+				v = min;
 			return v;
 		}
 	}
-	return h->max;
+	return max;
+}
+
+static uint64_t count_u32(const void *buckets, unsigned i)
+{
+	return ((const uint32_t *)buckets)[i];
+}
+
+uint64_t histogram_percentile(const struct histogram *h, double pct)
+{
+	return histogram_percentile_of(count_u32, h->buckets, HISTOGRAM_BUCKETS, HISTOGRAM_SUB_BITS, h->count,
+				       h->min, h->max, pct);
 }
 
 double histogram_mean(const struct histogram *h)

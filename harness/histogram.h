@@ -25,6 +25,30 @@ struct histogram {
 	uint32_t buckets[HISTOGRAM_BUCKETS];
 };
 
+/* Bucket of v in a log-linear layout of 2^sub_bits buckets per power of two
+ * up to 2^max_bits (the fault-cost histograms use a finer one than this
+ * struct: harness/fault_cost.h). Values < 2^sub_bits are their own bucket. */
+static inline unsigned histogram_bucket_of(uint64_t v, unsigned sub_bits, unsigned max_bits)
+{
+	unsigned sub_buckets = 1u << sub_bits;
+	if (v < sub_buckets)
+		return (unsigned)v;
+	unsigned msb = 63u - (unsigned)__builtin_clzll(v);
+	if (msb >= max_bits)
+		return sub_buckets * (max_bits - sub_bits + 1) - 1;
+	unsigned shift = msb - sub_bits;
+	unsigned sub = (unsigned)(v >> shift) - sub_buckets;
+	return (msb - sub_bits + 1) * sub_buckets + sub;
+}
+/* Largest value that falls into bucket b of that layout. */
+uint64_t histogram_bucket_upper(unsigned b, unsigned sub_bits);
+/* The percentile pct over n bucket counts (count_at(buckets, i) reads
+ * bucket i) of that layout holding count samples between min and max:
+ * the upper edge of the bucket that holds the rank, clamped to [min, max]. */
+uint64_t histogram_percentile_of(uint64_t (*count_at)(const void *buckets, unsigned i), const void *buckets,
+				 unsigned n, unsigned sub_bits, uint64_t count, uint64_t min, uint64_t max,
+				 double pct);
+
 void histogram_init(struct histogram *h);
 void histogram_record(struct histogram *h, uint64_t value);
 void histogram_merge(struct histogram *into, const struct histogram *from);

@@ -29,3 +29,22 @@ const char *platform_from_marker(const char *marker_path, const char *boot_id_pa
 		return "host";
 	return boot[0] != '\0' && strcmp(marker, boot) == 0 ? "guest" : "host";
 }
+
+const char *platform_clock(const char *platform, const char *clock_path)
+{
+	static const char *const guest_clocks[] = { "guest-instructions", "guest-tcg-ns", "guest-kvm-ns" };
+	char buf[64];
+
+	if (strcmp(platform, "guest") != 0)
+		return "host-ns";
+	if (read_line(clock_path, buf, sizeof(buf)) == 0)
+		for (size_t i = 0; i < sizeof(guest_clocks) / sizeof(guest_clocks[0]); i++)
+			if (strcmp(buf, guest_clocks[i]) == 0)
+				return guest_clocks[i];
+	return "guest-unknown";
+}
+
+const char *platform_time_unit(const char *clock)
+{
+	return strcmp(clock, "guest-instructions") == 0 ? "instructions" : "ns";
+}

@@ -42,6 +42,8 @@ static void merge(const struct run_state *rs, struct run_result *r, struct worke
 	const struct workload_ops *wl = rs->cfg.workload;
 
 	histogram_init(&r->slot.fault_ns);
+	fault_cost_slot_init(&r->fc);
+	r->fc_per_worker_min = UINT64_MAX;
 	histogram_init(&r->slot.op_ns);
 	for (unsigned ph = 0; ph < workload_phase_count(wl); ph++)
 		histogram_init(&r->slot.phase_ns[ph]);
@@ -55,6 +57,12 @@ static void merge(const struct run_state *rs, struct run_result *r, struct worke
 			continue;
 		r->published++;
 		histogram_merge(&r->slot.fault_ns, &wa->slot.fault_ns);
+		fault_cost_merge(&r->fc, &wa->slot.fault_cost);
+		uint64_t fpw = wa->slot.fault_cost.faults_taken + wa->slot.fault_cost.preempted_faults;
+		if (fpw < r->fc_per_worker_min)
+			r->fc_per_worker_min = fpw;
+		if (fpw > r->fc_per_worker_max)
+			r->fc_per_worker_max = fpw;
 		histogram_merge(&r->slot.op_ns, &wa->slot.op_ns);
 		for (unsigned ph = 0; ph < workload_phase_count(wl); ph++)
 			histogram_merge(&r->slot.phase_ns[ph], &wa->slot.phase_ns[ph]);
@@ -148,6 +156,21 @@ void record_result(const struct run_state *rs, struct run_result *r)
 	merge(rs, r, &s);
 	latency_figures(&r->slot.fault_ns, &r->fault);
 	latency_figures(&r->slot.op_ns, &r->op);
+	for (int k = 0; k < FC_KINDS; k++) {
+		const struct fault_cost_tally *t = &r->fc.kind[k];
+		struct latency_figures *f = &r->fc_kind[k];
+		static const double pct[] = { 50, 90, 99, 99.9, 99.99 };
+		uint64_t *out[] = { &f->p50, &f->p90, &f->p99, &f->p999, &f->p9999 };
+		f->count = t->count;
+		f->min = t->count ? t->min : 0;
+		f->max = t->max;
+		f->mean = t->count ? (double)t->sum / (double)t->count : 0;
+		for (int i = 0; i < 5; i++)
+			*out[i] = fault_cost_percentile(rs->area.fault_cost, (enum fault_cost_kind)k, t, pct[i]);
+	}
+	if (r->fc_per_worker_min == UINT64_MAX)
+		r->fc_per_worker_min = 0;
+	r->fc_per_worker_mean = r->published ? (double)(r->fc.faults_taken + r->fc.preempted_faults) / r->published : 0;
 	for (unsigned ph = 0; ph < workload_phase_count(wl); ph++)
 		latency_figures(&r->slot.phase_ns[ph], &r->phase[ph]);
 	page_size_obtained(rs, r);

@@ -24,8 +24,10 @@
  * 3: the prose every record repeated (pagetables.views, worker_memory.meaning,
  *    numa.workers_per_node_source, numa.mem_policy_scope,
  *    numa.page_table_placement, fault_latency_includes, faults.scope,
- *    time_s.meaning) is said once in results/README.md (issue 18). */
-#define RECORD_SCHEMA_VERSION 4
+ *    time_s.meaning) is said once in results/README.md (issue 18).
+ * 4: results.worker_signals, workers_killed_stuck.
+ * 5: environment.clock, environment.time_unit, results.fault_cost (issue 31). */
+#define RECORD_SCHEMA_VERSION 5
 
 /* A latency histogram as the record gives it. */
 struct latency_figures {
@@ -63,6 +65,13 @@ struct run_result {
 
 	/* Private memory per worker beyond the region. */
 	double private_dirty, worker_total;
+
+	/* The touches classified (harness/fault_cost.h): the merged slot, the
+	 * percentiles of each kind, faults per worker (taken in touches). */
+	struct fault_cost_slot fc;
+	struct latency_figures fc_kind[FC_KINDS];
+	uint64_t fc_per_worker_min, fc_per_worker_max;
+	double fc_per_worker_mean;
 
 	/* Faults of the workers during the workload. */
 	uint64_t minflt, majflt;

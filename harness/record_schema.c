@@ -182,6 +182,45 @@ static void write_faults(struct json_writer *w, const struct run_result *r)
 	json_end_object(w);
 }
 
+/* results.fault_cost: every timed touch classified (harness/fault_cost.h),
+ * in the clock's unit. */
+static void write_fault_cost(struct json_writer *w, const struct run_result *r)
+{
+	static const char *const names[FC_KINDS] = { "faults", "no_fault_touches" };
+
+	json_begin_object(w, "fault_cost");
+	json_key_string(w, "unit", environment_time_unit());
+	json_key_string(w, "clock", environment_clock());
+	json_key_u64(w, "touches", r->slot.pages_touched);
+	for (int k = 0; k < FC_KINDS; k++) {
+		const struct latency_figures *f = &r->fc_kind[k];
+		json_begin_object(w, names[k]);
+		json_key_u64(w, "count", f->count);
+		json_key_double(w, "mean", f->mean);
+		json_key_u64(w, "min", f->min);
+		json_key_u64(w, "p50", f->p50);
+		json_key_u64(w, "p90", f->p90);
+		json_key_u64(w, "p99", f->p99);
+		json_key_u64(w, "p999", f->p999);
+		json_key_u64(w, "max", f->max);
+		if (k == FC_FAULT) {
+			json_key_u64(w, "faults_taken", r->fc.faults_taken);
+			json_key_u64(w, "slept", r->fc.slept);
+		}
+		json_end_object(w);
+	}
+	json_begin_object(w, "preempted");
+	json_key_u64(w, "count", r->fc.preempted);
+	json_key_u64(w, "faults", r->fc.preempted_faults);
+	json_end_object(w);
+	json_begin_object(w, "faults_per_worker");
+	json_key_double(w, "mean", r->fc_per_worker_mean);
+	json_key_u64(w, "min", r->fc_per_worker_min);
+	json_key_u64(w, "max", r->fc_per_worker_max);
+	json_end_object(w);
+	json_end_object(w);
+}
+
 static void write_workers(struct json_writer *w, const struct run_state *rs, const struct run_result *r)
 {
 	json_key_u64(w, "oom_killed", r->oom_killed);
@@ -295,6 +334,7 @@ void record_json(struct json_writer *w, const struct run_state *rs, const struct
 	json_key_u64(w, "timer_overhead_min_ns", rs->timer_overhead_min_ns);
 	json_key_string(w, "clock", BENCH_CLOCK_NAME);
 	write_faults(w, r);
+	write_fault_cost(w, r);
 	write_workers(w, rs, r);
 	write_times(w, r);
 	write_workload(w, &rs->cfg, r);

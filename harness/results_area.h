@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "workload.h"
@@ -33,6 +34,10 @@ struct worker_figures {
 	uint64_t detach_ns;
 	uint64_t minflt, majflt;     /* during the workload only */
 	int32_t cpu, node;           /* where it ran when its workload ended (getcpu); -1 unknown */
+	/* The counters read around the workload, here rather than on the
+	 * stack: copying them out to a stack page still shared copy-on-write
+	 * with the parent would itself fault, inside the workload's count. */
+	struct rusage workload_ru[2];
 	char error[176];
 };
 
@@ -50,6 +55,7 @@ struct results_control {
 
 struct results_area {
 	struct results_control *control;
+	struct fault_cost_shared *fault_cost; /* after the control block */
 	struct worker_area *workers;
 	size_t bytes;
 	void *base;

@@ -487,8 +487,10 @@ int run_main(int argc, char **argv)
 	}
 	/* Initialised here, before the clock of the fork phase starts, so
 	 * that workers only map pages that exist instead of allocating them. */
+	fault_cost_shared_init(rs->area.fault_cost);
 	for (unsigned i = 0; i < cfg->workers; i++) {
 		histogram_init(&rs->area.workers[i].slot.fault_ns);
+		fault_cost_slot_init(&rs->area.workers[i].slot.fault_cost);
 		histogram_init(&rs->area.workers[i].slot.op_ns);
 		for (unsigned ph = 0; ph < workload_phase_count(cfg->workload); ph++)
 			histogram_init(&rs->area.workers[i].slot.phase_ns[ph]);

@@ -51,6 +51,7 @@ static int fault_rate(uint64_t size)
 	static struct workload_slot slot;
 	histogram_init(&slot.fault_ns);
 	histogram_init(&slot.op_ns);
+	fault_cost_slot_init(&slot.fault_cost);
 	struct workload_ctx ctx = { .base = base, .size = size, .page_bytes = PAGE, .write = true, .slot = &slot };
 
 	uint64_t bare_ns = 0, harness_ns = 0, bare_pages = 0;

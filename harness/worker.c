@@ -93,6 +93,11 @@ void worker_main(struct run_state *rs, unsigned index)
 	for (const volatile char *p = (const char *)wa; p < (const char *)(wa + 1); p += 4096)
 		(void)*p;
 	(void)*((const volatile char *)(wa + 1) - 1);
+	/* And the run's shared fault-cost histograms, written once per touch. */
+	for (const volatile char *p = (const char *)rs->area.fault_cost; p < (const char *)(rs->area.fault_cost + 1);
+	     p += 4096)
+		(void)*p;
+	(void)*((const volatile char *)(rs->area.fault_cost + 1) - 1);
 
 	/* --cpus: its own CPU before it maps or faults anything. */
 	if (place_bind_worker(&rs->numa, index, err, sizeof(err)) != 0)
@@ -126,17 +131,18 @@ void worker_main(struct run_state *rs, unsigned index)
 		.attach = ctx_attach,
 		.detach = ctx_detach,
 		.harness_private = r,
+		.fault_cost = rs->area.fault_cost,
 	};
 
-	struct rusage ru0, ru1;
-	getrusage(RUSAGE_SELF, &ru0);
+	struct rusage *ru0 = &fig->workload_ru[0], *ru1 = &fig->workload_ru[1];
+	getrusage(RUSAGE_SELF, ru0);
 	t0 = clock_now_ns();
 	char why[sizeof(fig->error)] = "";
 	int rc = cfg->workload->run(&ctx, why, sizeof(why));
 	wa->slot.run_ns = clock_now_ns() - t0;
-	getrusage(RUSAGE_SELF, &ru1);
-	fig->minflt = (uint64_t)(ru1.ru_minflt - ru0.ru_minflt);
-	fig->majflt = (uint64_t)(ru1.ru_majflt - ru0.ru_majflt);
+	getrusage(RUSAGE_SELF, ru1);
+	fig->minflt = (uint64_t)(ru1->ru_minflt - ru0->ru_minflt);
+	fig->majflt = (uint64_t)(ru1->ru_majflt - ru0->ru_majflt);
 	if (rc != 0)
 		snprintf(fig->error, sizeof(fig->error), "workload %s: %s", cfg->workload->name,
 			 why[0] ? why : "failed (it gave no reason)");

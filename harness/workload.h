@@ -14,7 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/resource.h>
+
 #include "clock.h"
+#include "fault_cost.h"
 #include "histogram.h"
 #include "persist_mode.h"
 
@@ -59,6 +62,14 @@ struct workload_slot {
 	/* First-touch latency of each page the workload faulted in (the
 	 * harness's fault figures come from here). */
 	struct histogram fault_ns;
+	/* The same touches classified: faults, touches without a fault,
+	 * preempted touches (harness/fault_cost.h). */
+	struct fault_cost_slot fault_cost;
+	/* Where workload_touch_page reads its counters into: memory the
+	 * worker has mapped before its workload, so that copying them out
+	 * never faults (a stack page still shared copy-on-write with the
+	 * parent would, and that fault would count in the next touch). */
+	struct rusage touch_ru[2];
 	/* Per-operation latency, for workloads that have operations. */
 	struct histogram op_ns;
 	uint64_t pages_touched;
@@ -99,6 +110,8 @@ struct workload_ctx {
 	int (*attach)(struct workload_ctx *ctx, char *err, size_t err_len);
 	int (*detach)(struct workload_ctx *ctx, char *err, size_t err_len);
 	void *harness_private;
+	/* The run's shared fault-cost histograms (NULL: counts only). */
+	struct fault_cost_shared *fault_cost;
 };
 
 struct json_writer;
@@ -151,12 +164,18 @@ static inline unsigned workload_phase_count(const struct workload_ops *wl)
 const struct workload_ops *workload_find(const char *name);
 
 /* Helpers for workloads. */
-/* Touch one byte of the page at p, timing the touch into slot->fault_ns.
- * Inline on purpose: measured on this suite's host, an out-of-line call
- * per touch cut the first-touch fault rate to ~0.82x of a bare loop,
- * inlined it is ~0.98x (selftest-bench fault-rate). */
+/* Touch one byte of the page at p, timing the touch into slot->fault_ns,
+ * and classify it (fault, no fault, preempted: harness/fault_cost.h) from
+ * this thread's fault and context-switch counters read just before and
+ * just after the timed window. Inline on purpose: measured on this suite's
+ * host, an out-of-line call per touch cut the first-touch fault rate to
+ * ~0.82x of a bare loop (selftest-bench fault-rate); the two getrusage
+ * calls per touch cost more, and are outside the timed window. */
 static inline void workload_touch_page(struct workload_ctx *ctx, volatile char *p)
 {
+	struct rusage *r0 = &ctx->slot->touch_ru[0], *r1 = &ctx->slot->touch_ru[1];
+
+	getrusage(RUSAGE_THREAD, r0);
 	uint64_t t0 = clock_now_ns();
 	/* Keep the access between the two clock reads. */
 	__asm__ __volatile__("" ::: "memory");
@@ -166,9 +185,13 @@ static inline void workload_touch_page(struct workload_ctx *ctx, volatile char *
 		(void)*p;
 	__asm__ __volatile__("" ::: "memory");
 	uint64_t t1 = clock_now_ns();
+	getrusage(RUSAGE_THREAD, r1);
 
 	histogram_record(&ctx->slot->fault_ns, t1 - t0);
 	ctx->slot->pages_touched++;
+	fault_cost_note(ctx->fault_cost, &ctx->slot->fault_cost, t1 - t0,
+			(uint64_t)((r1->ru_minflt - r0->ru_minflt) + (r1->ru_majflt - r0->ru_majflt)),
+			(uint64_t)(r1->ru_nivcsw - r0->ru_nivcsw), (uint64_t)(r1->ru_nvcsw - r0->ru_nvcsw));
 }
 /* For report(): num / den, 0 when den is 0 (means, shares). */
 static inline double workload_per(uint64_t num, uint64_t den)

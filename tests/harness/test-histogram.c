@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "fault_cost.h"
 #include "histogram.h"
 #include "../lib/tap.h"
 
@@ -90,5 +91,67 @@ int main(void)
 	TAP_OK(h.max == 1ull << 50 && histogram_percentile(&h, 100) == 1ull << 50 && h.buckets[HISTOGRAM_BUCKETS - 1] == 1,
 	       "a value beyond 2^40 goes to the last bucket, max keeps it");
 	TAP_OK(histogram_percentile(&h, 50) == 5, "p50 of {5, 2^50} is 5");
+	/* The fault-cost layout (issue 31): every bucket under 1% of its
+	 * values wide, so a 2% difference between two designs shows. */
+	double worst = 0;
+	for (unsigned b = 1u << FAULT_COST_SUB_BITS; b < FAULT_COST_BUCKETS; b++) {
+		uint64_t lo = histogram_bucket_upper(b - 1, FAULT_COST_SUB_BITS) + 1;
+		uint64_t hi = histogram_bucket_upper(b, FAULT_COST_SUB_BITS);
+		double width = (double)(hi - lo + 1) / (double)lo;
+		if (width > worst)
+			worst = width;
+	}
+	TAP_OK(worst < 0.01, "fault-cost buckets: widest is %.4f of its lower edge (< 1%%)", worst);
+	int placed = 1;
+	for (uint64_t v = 0; v < (1ull << 36); v = v * 3 / 2 + 1) {
+		unsigned b = histogram_bucket_of(v, FAULT_COST_SUB_BITS, FAULT_COST_MAX_BITS);
+		uint64_t hi = histogram_bucket_upper(b, FAULT_COST_SUB_BITS);
+		uint64_t lo = b ? histogram_bucket_upper(b - 1, FAULT_COST_SUB_BITS) + 1 : 0;
+		placed &= b < FAULT_COST_BUCKETS && lo <= v && v <= hi;
+	}
+	TAP_OK(placed, "fault-cost buckets: every value lies between its bucket's edges");
+
+	/* Two designs 2% apart, 1000 touches each: their medians differ. */
+	static struct fault_cost_shared sh;
+	struct fault_cost_slot fa, b2;
+	fault_cost_shared_init(&sh);
+	fault_cost_slot_init(&fa);
+	fault_cost_slot_init(&b2);
+	for (int i = 0; i < 1000; i++)
+		fault_cost_note(&sh, &fa, 3007, 1, 0, 0);
+	fault_cost_note(&sh, &fa, 100000, 1, 0, 0); /* so that p50 is a bucket edge, not the clamped max */
+	uint64_t pa = fault_cost_percentile(&sh, FC_FAULT, &fa.kind[FC_FAULT], 50);
+	fault_cost_shared_init(&sh);
+	for (int i = 0; i < 1000; i++)
+		fault_cost_note(&sh, &b2, 3067, 1, 0, 0);
+	fault_cost_note(&sh, &b2, 100000, 1, 0, 0);
+	uint64_t pb = fault_cost_percentile(&sh, FC_FAULT, &b2.kind[FC_FAULT], 50);
+	TAP_OK(pa != pb && pa >= 3007 && pa <= 3007 * 1.01 && pb >= 3067 && pb <= 3067 * 1.01,
+	       "p50 of 3007 and of 3067 (2%% apart) read %llu and %llu: apart, each within 1%%",
+	       (unsigned long long)pa, (unsigned long long)pb);
+
+	/* Classification: a preempted touch is in neither histogram. */
+	struct fault_cost_slot s;
+	fault_cost_shared_init(&sh);
+	fault_cost_slot_init(&s);
+	fault_cost_note(&sh, &s, 100, 0, 0, 0);     /* no fault */
+	fault_cost_note(&sh, &s, 5000, 1, 0, 0);    /* a fault */
+	fault_cost_note(&sh, &s, 9000, 2, 0, 1);    /* two faults, slept in one */
+	fault_cost_note(&sh, &s, 999999, 1, 1, 0);  /* preempted fault */
+	fault_cost_note(&sh, &s, 888888, 0, 2, 0);  /* preempted, no fault */
+	TAP_OK(s.kind[FC_FAULT].count == 2 && s.kind[FC_NO_FAULT].count == 1 && s.faults_taken == 3 && s.slept == 1 &&
+		       s.preempted == 2 && s.preempted_faults == 1,
+	       "classification: 2 faults (3 taken, 1 slept), 1 no-fault touch, 2 preempted (1 fault)");
+	TAP_OK(s.kind[FC_FAULT].max == 9000 && s.kind[FC_NO_FAULT].max == 100 &&
+		       fault_cost_percentile(&sh, FC_FAULT, &s.kind[FC_FAULT], 100) == 9000,
+	       "preempted touches' times are in no histogram");
+	struct fault_cost_slot m;
+	fault_cost_slot_init(&m);
+	fault_cost_merge(&m, &s);
+	fault_cost_merge(&m, &fa);
+	TAP_OK(m.kind[FC_FAULT].count == 1003 && m.kind[FC_FAULT].min == 3007 && m.kind[FC_FAULT].max == 100000 &&
+		       m.preempted == 2 && m.faults_taken == 1004,
+	       "merge adds counts and keeps min and max");
+
 	return tap_done();
 }

@@ -51,7 +51,27 @@ int main(void)
 	TAP_OK(strcmp(platform("empty", "empty-boot"), "host") == 0, "empty marker and empty boot id: host");
 	TAP_OK(strcmp(platform("this-boot", "missing"), "host") == 0, "boot id unreadable: host");
 
-	const char *names[] = {"boot", "this-boot", "other-boot", "empty", "empty-boot"};
+	/* The clock of a run's times (issue 31): only a guest reads the file,
+	 * and only a known name counts. */
+	put("clock-icount", "guest-instructions\n");
+	put("clock-tcg", "guest-tcg-ns\n");
+	put("clock-kvm", "guest-kvm-ns");
+	put("clock-junk", "instructions-ish\n");
+	char c[256];
+#define CLOCK(platform_, file_) (snprintf(c, sizeof(c), "%s/%s", dir, file_), platform_clock(platform_, c))
+	TAP_OK(strcmp(CLOCK("guest", "clock-icount"), "guest-instructions") == 0, "guest, icount: guest-instructions");
+	TAP_OK(strcmp(CLOCK("guest", "clock-tcg"), "guest-tcg-ns") == 0, "guest, plain TCG: guest-tcg-ns");
+	TAP_OK(strcmp(CLOCK("guest", "clock-kvm"), "guest-kvm-ns") == 0, "guest, KVM (no newline): guest-kvm-ns");
+	TAP_OK(strcmp(CLOCK("guest", "clock-junk"), "guest-unknown") == 0, "guest, unknown name: guest-unknown, not a guess");
+	TAP_OK(strcmp(CLOCK("guest", "missing"), "guest-unknown") == 0, "guest, no clock file: guest-unknown");
+	TAP_OK(strcmp(CLOCK("host", "clock-icount"), "host-ns") == 0, "host with a stray clock file: host-ns");
+	TAP_OK(strcmp(platform_time_unit("guest-instructions"), "instructions") == 0, "unit of guest-instructions");
+	TAP_OK(strcmp(platform_time_unit("guest-tcg-ns"), "ns") == 0 && strcmp(platform_time_unit("host-ns"), "ns") == 0 &&
+		       strcmp(platform_time_unit("guest-unknown"), "ns") == 0,
+	       "unit of the others: ns");
+
+	const char *names[] = {"boot", "this-boot", "other-boot", "empty", "empty-boot",
+			       "clock-icount", "clock-tcg", "clock-kvm", "clock-junk"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);

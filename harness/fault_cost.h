@@ -1,0 +1,94 @@
+/* fault_cost.h - every timed first touch classified exactly as a fault or
+ * not (issue 31), with a fine histogram of each kind.
+ *
+ * Around each touch the worker reads its own thread's counters
+ * (getrusage(RUSAGE_THREAD), outside the timed window):
+ *   - minflt + majflt rose, nivcsw did not: a fault; its time goes into the
+ *     fault histogram, the rise into faults_taken (a touch may take two
+ *     faults: a read fault then a write-protect fault);
+ *   - neither rose: a touch without a fault (the page was already mapped:
+ *     an earlier fault, fault-around, a page table shared with mshare);
+ *   - nivcsw rose: the worker was switched out during the touch, so its
+ *     time includes another task's; it is in neither histogram, only in
+ *     preempted.count (and preempted.faults counts the faults it took).
+ * nvcsw (a voluntary sleep inside the fault: a lock, I/O) does not make a
+ * touch preempted: that wait is part of the fault's cost; faults.slept
+ * counts such faults.
+ *
+ * The histograms are run-wide and shared: FAULT_COST_SUB_BITS = 7 splits
+ * every power of two into 128 buckets (a bucket is under 0.8% wide), too
+ * big to keep one per worker for 10,000 workers. A worker adds to them with
+ * one atomic increment per touch, outside the timed window; count, sum,
+ * min and max are the worker's own (its slot), merged by the parent.
+ */
+#ifndef MSHARE_BENCH_FAULT_COST_H
+#define MSHARE_BENCH_FAULT_COST_H
+
+#include <stdint.h>
+
+#include "histogram.h"
+
+#define FAULT_COST_SUB_BITS 7
+#define FAULT_COST_MAX_BITS 40
+#define FAULT_COST_BUCKETS \
+	((1u << FAULT_COST_SUB_BITS) * (FAULT_COST_MAX_BITS - FAULT_COST_SUB_BITS + 1))
+
+enum fault_cost_kind { FC_FAULT = 0, FC_NO_FAULT = 1, FC_KINDS = 2 };
+
+/* Shared by every worker of a run (in the results area). */
+struct fault_cost_shared {
+	uint64_t buckets[FC_KINDS][FAULT_COST_BUCKETS];
+};
+
+/* One kind's figures of one worker (its slot) or of the run (merged). */
+struct fault_cost_tally {
+	uint64_t count, sum, min, max;
+};
+
+struct fault_cost_slot {
+	struct fault_cost_tally kind[FC_KINDS];
+	uint64_t faults_taken;     /* minflt + majflt rises of the touches counted as faults */
+	uint64_t slept;            /* of those, touches during which nvcsw rose */
+	uint64_t preempted;        /* touches during which nivcsw rose */
+	uint64_t preempted_faults; /* minflt + majflt rises of those */
+};
+
+void fault_cost_slot_init(struct fault_cost_slot *s);
+void fault_cost_shared_init(struct fault_cost_shared *sh);
+
+/* Worker: one classified touch (inline: called once per touch). */
+static inline void fault_cost_note(struct fault_cost_shared *sh, struct fault_cost_slot *s, uint64_t value,
+				   uint64_t faults, uint64_t involuntary, uint64_t voluntary)
+{
+	if (involuntary) {
+		s->preempted++;
+		s->preempted_faults += faults;
+		return;
+	}
+	enum fault_cost_kind k = faults ? FC_FAULT : FC_NO_FAULT;
+	struct fault_cost_tally *t = &s->kind[k];
+	t->count++;
+	t->sum += value;
+	if (value < t->min)
+		t->min = value;
+	if (value > t->max)
+		t->max = value;
+	if (faults) {
+		s->faults_taken += faults;
+		s->slept += voluntary != 0;
+	}
+	if (sh)
+		__atomic_fetch_add(&sh->buckets[k][histogram_bucket_of(value, FAULT_COST_SUB_BITS,
+									FAULT_COST_MAX_BITS)],
+				   1, __ATOMIC_RELAXED);
+}
+
+/* Parent: add a worker's slot into the run's. */
+void fault_cost_merge(struct fault_cost_slot *into, const struct fault_cost_slot *from);
+
+/* Parent: the percentile pct of one kind, from the shared buckets; the
+ * bucket's upper edge, clamped to the tally's min and max; 0 when empty. */
+uint64_t fault_cost_percentile(const struct fault_cost_shared *sh, enum fault_cost_kind k,
+			       const struct fault_cost_tally *t, double pct);
+
+#endif
