@@ -9,8 +9,11 @@ the records that came back under <run>/records/ like host records.
     kernel/vm/run.sh [vm-args] --out <run>/guest/boot-N --keep-out -- sh /out/points.sh
 
 vm-args come from the spec's `vm-args` key (guest memory, pmem size,
-alignment, hugepages...); without a --timeout there, the VM gets
-15 minutes plus 10 per run before the VM runner calls it hung.
+alignment, hugepages...), led by `--clock MODE` when the spec has a `clock`
+key (instructions, tcg, kvm, auto: how QEMU runs the guest and so what its
+times are in; without it the VM runner's default, tcg); without a --timeout
+there, the VM gets 15 minutes plus 10 per run before the VM runner calls it
+hung.
 
 Inside the guest the script writes:
     /out/backends.json       `mshare-bench backends --json` as the guest sees it
@@ -151,11 +154,17 @@ def run_points(sweep, todo, start, offset, total):
     with open(os.path.join(bdir, "kernel.txt"), "w") as f:
         f.write(kernel_description(kernel))
     vm_args = shlex.split(sweep.manifest.get("vm_args") or "")
+    clock = sweep.manifest.get("clock")
+    if clock:
+        vm_args = ["--clock", clock] + vm_args
     if "--timeout" not in vm_args:
         # The VM runner's own hang detection: generous, but finite.
         vm_args += ["--timeout", str(900 + 600 * len(todo))]
     cmd = [run_sh, "--kernel", kernel] + vm_args + ["--out", bdir, "--keep-out", "--", "sh", "/out/points.sh"]
-    _say("guest: booting the VM (QEMU TCG) for %d runs: %s" % (len(todo), " ".join(shlex.quote(c) for c in cmd)))
+    shown = clock or next((vm_args[i + 1] for i, a in enumerate(vm_args[:-1]) if a == "--clock"),
+                          "tcg (the VM runner's default)")
+    _say("guest: booting the VM (QEMU, --clock %s) for %d runs: %s" % (
+        shown, len(todo), " ".join(shlex.quote(c) for c in cmd)))
     progress = _Progress(bdir, todo, start, offset, total)
     with open(os.path.join(bdir, "vm.log"), "w") as log:
         child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,

@@ -17,7 +17,7 @@ import backends
 from units import SIZE_UNITS, parse_size, size_label  # noqa: F401 (the suite's size grammar)
 
 LIST_KEYS = ("backends", "workers", "sizes", "workloads", "page", "write", "platform")
-SCALAR_KEYS = ("name", "description", "repeats", "args", "timeout", "vm-args")
+SCALAR_KEYS = ("name", "description", "repeats", "args", "timeout", "vm-args", "clock")
 MULTI_KEYS = ("exclude",)  # may appear more than once
 REQUIRED_KEYS = ("backends", "workers", "sizes", "workloads")
 
@@ -45,6 +45,9 @@ FIELDS = {
 
 PAGE_MODES = ("4k", "any")
 PLATFORMS = ("host", "guest")
+# kernel/vm/run.sh --clock: how QEMU runs the guest points (no key: the VM
+# runner's default, tcg).
+CLOCKS = ("instructions", "tcg", "kvm", "auto")
 WRITE_VALUES = ("no", "yes")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 DURATION_RE = re.compile(r"^([0-9]+)(s|m|h)?$")
@@ -275,6 +278,9 @@ def _check_scalar(key, value, where):
         return int(m.group(1)) * {None: 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
     if key in ("args", "vm-args"):
         split_args(value, where)
+    if key == "clock" and value not in CLOCKS:
+        raise SpecError("%s: clock: '%s' is not one of %s (kernel/vm/run.sh --clock)"
+                        % (where, value, ", ".join(CLOCKS)))
     if key == "name" and not NAME_RE.match(value):
         raise SpecError("%s: name: '%s' is not a valid name (lower-case letters, digits, - _ .)"
                         % (where, value))
@@ -342,6 +348,10 @@ def parse(text, path="<spec>", default_name=None):
         if key not in spec.values:
             raise SpecError("%s: missing required key '%s' (required: %s)"
                             % (path, key, ", ".join(REQUIRED_KEYS)))
+    if "clock" in spec.values and any(a == "--clock" or a.startswith("--clock=")
+                                      for a in split_args(spec.get("vm-args") or "", path)):
+        raise SpecError("%s: both 'clock' and a --clock in 'vm-args' (line %d): set it once"
+                        % (spec.where("clock"), spec.lines.get("vm-args", 0)))
     if "name" not in spec.values:
         spec.values["name"] = default_name or "sweep"
     if not spec.expand():

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Boot the patched kernel under QEMU (TCG) on an emulated NVDIMM and run one
-# command in the guest.
+# Boot the patched kernel under QEMU on an emulated NVDIMM and run one
+# command in the guest.  --clock picks how QEMU runs the vCPUs (TCG, TCG with
+# QEMU's instruction counter, or KVM) and so what the guest's clock measures.
 #
 #   kernel/vm/run.sh [options] -- COMMAND [ARG...]
 #
@@ -36,7 +37,35 @@ usage: kernel/vm/run.sh [options] -- COMMAND [ARG...]
   --no-build         do not run 'make initramfs' first
   --mem SIZE         guest RAM, e.g. 2G or 3072M (default 2G)
   --pmem GIB         emulated persistent memory in whole GiB (default 4)
-  --cpus N           vCPUs (default 2)
+  --cpus N           vCPUs (default 2; 1 with --clock instructions, which
+                     refuses more)
+  --clock MODE       how QEMU runs the guest, and so what its clock counts;
+                     the kernel command line gets mshare_bench.clock=NAME and
+                     the guest's init writes NAME to /etc/mshare-bench-clock:
+                       tcg           (default) -accel tcg,thread=multi, one
+                                     host thread per vCPU: emulated wall time,
+                                     NAME guest-tcg-ns; for contention
+                                     studies with several vCPUs; times vary
+                                     with the host's load
+                       instructions  -accel tcg,thread=single -icount
+                                     shift=0,align=off,sleep=off, exactly 1
+                                     vCPU: the guest's clock advances 1 ns per
+                                     guest instruction (TSC ~1000 MHz), NAME
+                                     guest-instructions; deterministic, but
+                                     shows no contention between CPUs and no
+                                     cache or TLB effects. QEMU 7.2 hangs
+                                     bringing up a 2nd vCPU under -icount, so
+                                     --cpus N>1 is refused
+                       kvm           -accel kvm: hardware time, NAME
+                                     guest-kvm-ns; only when the KVM device
+                                     exists and a test guest really boots
+                                     under it (probed once per run), else an
+                                     error
+                       auto          kvm when that probe passes, else
+                                     instructions (and says so on stderr)
+                     MSHARE_KVM_DEV (default /dev/kvm): the device the probe
+                     checks first (QEMU 7.2 itself always opens /dev/kvm;
+                     another path can only make the probe fail)
   --numa N           N NUMA nodes (QEMU -numa node, ACPI SRAT): each node is
                      one socket with --cpus/N vCPUs (node k: vCPUs k*C/N ..
                      (k+1)*C/N-1) and 1/N of the guest RAM; --cpus must be a
@@ -91,6 +120,7 @@ kernel=$root/build/kernel/bzImage
 initrd=$root/build/vm/initramfs.cpio
 build=1 mem=2G pmem=4 cpus=2 align=2M pmem_mode=nvdimm hugepages=0 numa=1 pmem_node=
 timeout=900 out=$root/build/vm/out keep_out=0 extra_append= stream=stdout
+clock=tcg cpus_given=
 fail_on_warning=0 check_logs= crash_grace=30
 
 die() { echo "run.sh: $*" >&2; exit 126; }
@@ -103,7 +133,8 @@ while [ $# -gt 0 ]; do
 	--no-build) build=0; shift ;;
 	--mem) need_arg "$@"; mem=$2; shift 2 ;;
 	--pmem) need_arg "$@"; pmem=$2; shift 2 ;;
-	--cpus) need_arg "$@"; cpus=$2; shift 2 ;;
+	--cpus) need_arg "$@"; cpus=$2; cpus_given=1; shift 2 ;;
+	--clock) need_arg "$@"; clock=$2; shift 2 ;;
 	--numa) need_arg "$@"; numa=$2; shift 2 ;;
 	--pmem-node) need_arg "$@"; pmem_node=$2; shift 2 ;;
 	--align) need_arg "$@"; align=$2; shift 2 ;;
@@ -151,7 +182,25 @@ esac
 [ "$mem_mib" -ge 256 ] || die "--mem '$mem' is too small (at least 256M)"
 [[ "$pmem" =~ ^[0-9]+$ ]] && [ "$pmem" -ge 1 ] || die "bad --pmem '$pmem' (whole GiB, at least 1)"
 [[ "$cpus" =~ ^[0-9]+$ ]] && [ "$cpus" -ge 1 ] || die "bad --cpus '$cpus'"
+case "$clock" in
+instructions|tcg|kvm|auto) ;;
+*) die "bad --clock '$clock' (instructions, tcg, kvm or auto)" ;;
+esac
+# QEMU 7.2 (Debian 12) under -icount runs the vCPUs round-robin on one host
+# thread, and a guest with 2 vCPUs never gets past "x86: Booting SMP
+# configuration:" (the second vCPU spins with interrupts off, the boot vCPU
+# never sees it up; shift 0, 3 and auto, sleep on and off, -cpu max, qemu64
+# and Haswell alike): refuse before anything boots.
+icount_refusal() {
+	echo "${1:-}--clock instructions runs QEMU's instruction counter (-icount), which needs exactly 1 vCPU, but --cpus $cpus was given: under -icount QEMU 7.2 hangs bringing up a second vCPU. Use --cpus 1 (or leave --cpus out), or --clock tcg for several vCPUs"
+}
+if [ "$clock" = instructions ]; then
+	if [ -n "$cpus_given" ] && [ "$cpus" != 1 ]; then die "$(icount_refusal)"; fi
+	cpus=1
+fi
 [[ "$numa" =~ ^[0-9]+$ ]] && [ "$numa" -ge 1 ] && [ "$numa" -le 8 ] || die "bad --numa '$numa' (1 to 8 nodes)"
+[ "$clock" = instructions ] && [ "$numa" -gt 1 ] &&
+	die "--clock instructions runs exactly 1 vCPU, but --numa $numa needs a vCPU per node: use --clock tcg for a NUMA guest"
 [ $((cpus % numa)) = 0 ] || die "--numa $numa needs --cpus a multiple of $numa (got --cpus $cpus): each node is one socket of --cpus/--numa cores"
 if [ -n "$pmem_node" ]; then
 	[[ "$pmem_node" =~ ^[0-9]+$ ]] && [ "$pmem_node" -lt "$numa" ] ||
@@ -166,6 +215,64 @@ case "$align" in 2M|4K) ;; 2m) align=2M ;; 4k) align=4K ;; *) die "bad --align '
 case "$stream" in stdout|stderr|comment|none) ;; *) die "bad --stream '$stream'" ;; esac
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
 [ -f "$kernel" ] || die "no kernel image at $kernel (run: make kernel)"
+
+# KVM: detect, never guess.  The device must exist and be usable, and a test
+# guest (this kernel, no initramfs: it prints its banner, panics for want of a
+# root file system and, with -no-reboot, QEMU exits) must really start under
+# -accel kvm.  Probed once per run; kvm_why says why not.
+kvm_dev=${MSHARE_KVM_DEV:-/dev/kvm}
+kvm_why=
+kvm_probe() {
+	if [ ! -e "$kvm_dev" ]; then kvm_why="$kvm_dev does not exist"; return 1; fi
+	if [ ! -c "$kvm_dev" ]; then kvm_why="$kvm_dev is not a character device"; return 1; fi
+	if [ ! -r "$kvm_dev" ] || [ ! -w "$kvm_dev" ]; then
+		kvm_why="$kvm_dev is not readable and writable by $(id -un)"; return 1
+	fi
+	local d rc=0
+	d=$(mktemp -d "${TMPDIR:-/tmp}/mshare-kvm-probe.XXXXXX")
+	timeout 60 qemu-system-x86_64 -machine pc -accel kvm -cpu max -smp 1 -m 256M \
+		-kernel "$kernel" -append "console=ttyS0 loglevel=8 panic=-1 no5lvl" \
+		-nodefaults -display none -monitor none -serial "file:$d/console" -no-reboot \
+		</dev/null >"$d/qemu.log" 2>&1 || rc=$?
+	if grep -q 'Linux version' "$d/console" 2>/dev/null; then
+		rm -rf "$d"; return 0
+	fi
+	kvm_why="a test guest did not start under -accel kvm (qemu status $rc: $(tr '\n' ' ' <"$d/qemu.log" | head -c 300))"
+	rm -rf "$d"
+	return 1
+}
+case "$clock" in
+kvm)
+	kvm_probe || die "--clock kvm: KVM is not usable here: $kvm_why (--clock auto falls back to --clock instructions; --clock tcg runs plain TCG)"
+	;;
+auto)
+	if kvm_probe; then
+		clock=kvm
+		echo "run.sh: --clock auto: KVM works ($kvm_dev): --clock kvm" >&2
+	else
+		[ -n "$cpus_given" ] && [ "$cpus" != 1 ] &&
+			die "$(icount_refusal "--clock auto: KVM is not usable ($kvm_why), so auto falls back to instructions; ")"
+		[ "$numa" -gt 1 ] &&
+			die "--clock auto: KVM is not usable ($kvm_why), and the fallback, --clock instructions, runs exactly 1 vCPU, but --numa $numa needs a vCPU per node: use --clock tcg for a NUMA guest"
+		clock=instructions cpus=1
+		echo "run.sh: --clock auto: KVM not usable ($kvm_why): --clock instructions (1 vCPU)" >&2
+	fi
+	;;
+esac
+case "$clock" in
+instructions)
+	accel_args=(-accel tcg,thread=single -icount shift=0,align=off,sleep=off)
+	clock_name=guest-instructions
+	;;
+tcg)
+	accel_args=(-accel tcg,thread=multi)
+	clock_name=guest-tcg-ns
+	;;
+kvm)
+	accel_args=(-accel kvm)
+	clock_name=guest-kvm-ns
+	;;
+esac
 
 if [ "$build" = 1 ]; then
 	make -s -C "$root" --no-print-directory initramfs >&2 || die "building the initramfs failed"
@@ -206,6 +313,7 @@ else
 	printf '%s\n' "$line" >"$work/extra/vm-cmd"
 fi
 cat >"$work/extra/vm.conf" <<CONF
+VM_ACCEL='${accel_args[*]:1}'
 VM_PMEM=$pmem_mode
 VM_ALIGN=$align
 VM_HUGEPAGES=$hugepages
@@ -220,7 +328,10 @@ cat "$initrd" "$work/extra.cpio" >"$work/initrd.cpio"
 # instead of 20 (kernels with SOFTLOCKUP_DETECTOR, the debug flavour): a TCG
 # vCPU starved by a loaded host looked like one during boot ("soft lockup -
 # CPU#1 stuck for 23s! [swapper/0:1]", load average 40); a real one still shows.
-append="console=ttyS0 no5lvl loglevel=4 panic=-1 no_timer_check watchdog_thresh=60 $extra_append"
+# mshare_bench.clock: what the guest's times are in (the init script writes it
+# to /etc/mshare-bench-clock; the last one given counts, so --append can
+# override it in a test).
+append="console=ttyS0 no5lvl loglevel=4 panic=-1 no_timer_check watchdog_thresh=60 mshare_bench.clock=$clock_name $extra_append"
 pmem_args=()
 ram_mib=$mem_mib
 case "$pmem_mode" in
@@ -279,7 +390,7 @@ now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 : >"$log"
 start_ms=$(now_ms)
 qemu-system-x86_64 \
-	-machine pc,nvdimm=on -accel tcg,thread=multi -cpu max -smp "$smp" \
+	-machine pc,nvdimm=on "${accel_args[@]}" -cpu max -smp "$smp" \
 	-m "$mem_arg" "${numa_args[@]}" "${pmem_args[@]}" \
 	-kernel "$kernel" -initrd "$work/initrd.cpio" -append "$append" \
 	-nodefaults -display none -monitor none -serial "file:$log" -no-reboot \
@@ -347,8 +458,10 @@ guest_ready=$(sed -n 's/.*@@MSHARE-VM-READY uptime=\([0-9.]*\).*/\1/p' "$work/co
 	echo "numa_nodes=$numa"
 	echo "pmem_node=$( [ "$pmem_mode" = nvdimm ] && echo "$pmem_node" )"
 	echo "fsdax_align=$align"
+	echo "clock=$clock_name"
+	echo "accel=${accel_args[*]:1}"
 } >"$out/vm-timing.txt"
-echo "run.sh: boot-to-shell ${shell_ms:+$(secs $((shell_ms - start_ms)))}s, set-up done ${ready_ms:+$(secs $((ready_ms - start_ms)))}s, total $(secs $((end_ms - start_ms)))s" >&2
+echo "run.sh: clock $clock_name (${accel_args[*]:1}, $cpus vCPU), boot-to-shell ${shell_ms:+$(secs $((shell_ms - start_ms)))}s, set-up done ${ready_ms:+$(secs $((ready_ms - start_ms)))}s, total $(secs $((end_ms - start_ms)))s" >&2
 
 report_tail() {
 	echo "run.sh: --- last 40 console lines ($log) ---" >&2

@@ -84,6 +84,27 @@ try:
     t.ok(os.path.getsize(os.path.join(run, "summary.txt")) > 0 and
          "guest-shm-4k-w2-s16M-pt-footprint" in open(os.path.join(run, "summary.txt")).read(),
          "summary lists the guest points")
+
+    # 3. A spec's clock key: the boot runs kernel/vm/run.sh --clock
+    # instructions (1 vCPU), the guest says so, the manifest keeps it.
+    text = (SPEC % "clock").replace("platform = host, guest", "platform = guest").replace(
+        "backends = shm, anon", "backends = shm") + "clock = instructions\n"
+    spec = tap.write_spec(d, "clock", text=text)
+    r = tap.run([os.path.join(tap.ROOT, "bench", "sweep"), spec, "--results", os.path.join(d, "r3")])
+    run = r.stdout.strip()
+    t.ok(r.returncode == 0 and os.path.isdir(run), "guest sweep with clock = instructions (exit %d)" % r.returncode,
+         r.stderr)
+    if os.path.isdir(run):
+        env = {}
+        with open(os.path.join(run, "guest", "boot-1", "vm-env.txt")) as f:
+            for line in f:
+                k, _, v = line.strip().partition("=")
+                env[k] = v
+        with open(os.path.join(run, "manifest.json")) as f:
+            clock = json.load(f).get("clock")
+        t.ok(env.get("clock") == "guest-instructions" and env.get("cpus") == "1" and clock == "instructions",
+             "clock = instructions: the guest ran with guest-instructions on 1 vCPU, the manifest says instructions",
+             (env.get("clock"), env.get("cpus"), clock))
 finally:
     tap.cleanup(d)
 t.done()

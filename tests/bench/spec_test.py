@@ -38,6 +38,7 @@ want = {"shm-4k-w1000-s256M-pt-footprint", "anon-4k-w1000-s256M-pt-footprint", "
         "guest-mshare-4k-w10000-s256M-pt-footprint", "guest-file-4k-w10000-s256M-pt-footprint"}
 t.ok(want <= dflt, "default spec has the host backends and the guest headline points", sorted(want - dflt))
 
+BASE_CLOCK = "backends = shm\nworkers = 1\nsizes = 16M\nworkloads = touch\nplatform = guest\n"
 GOOD = """# comment line
 name = t1
 backends = shm, anon   # trailing comment
@@ -75,6 +76,9 @@ t.ok(sweepspec.parse("backends=shm\nworkers=2\nsizes=4K\nworkloads=touch\n", "d.
 t.ok(sweepspec.parse("backends=shm\nworkers=2\nsizes=4K\nworkloads=touch\nwrite=yes\nplatform=guest\n",
                      "g.sweep").expand()[0]["id"] == "guest-shm-4k-w2-s4K-touch-write",
      "guest points get a guest- prefix, write runs a -write suffix")
+t.ok(sweepspec.parse(BASE_CLOCK + "clock = instructions\n", "c.sweep").get("clock") == "instructions"
+     and sweepspec.parse(BASE_CLOCK, "c.sweep").get("clock") is None,
+     "clock: the guest points' --clock when given, none (the VM runner's default) without")
 alts = sweepspec.parse("backends=shm,anon,file\nworkers=1\nsizes=1M\nworkloads=touch\nexclude=backend=shm|file\n",
                        "a.sweep").expand()
 t.ok([p["backend"] for p in alts] == ["anon"], "= with | alternatives")
@@ -110,6 +114,8 @@ BAD = [
     (BASE + "timeout = soon\n", 5, "is not a duration"),
     (BASE + "platform = cloud\n", 5, "'cloud' is not one of host, guest"),
     (BASE + "workloads = pt-footprint\n", 5, "'workloads' is set twice (first on line 4)"),
+    (BASE + "clock = fast\n", 5, "clock: 'fast' is not one of instructions, tcg, kvm, auto"),
+    (BASE + "clock = tcg\nvm-args = --mem 2G --clock instructions\n", 5, "both 'clock' and a --clock in 'vm-args' (line 6)"),
 ]
 for text, line, msg in BAD:
     try:
