@@ -19,6 +19,18 @@
 
 /* ---------------------------------------------------------------- parsing */
 
+/* src into dst[len], cut to fit (truncation is meant: messages). */
+static void scopy(char *dst, size_t len, const char *src)
+{
+	size_t n;
+
+	if (!len)
+		return;
+	n = strnlen(src, len - 1);
+	memmove(dst, src, n);
+	dst[n] = '\0';
+}
+
 static int cmp_key(const void *a, const void *b, void *keys)
 {
 	const uint64_t *k = keys;
@@ -258,8 +270,12 @@ static void error_log_tail(const struct ktrace_state *st, char *buf, size_t len)
 			snprintf(last, sizeof(last), "%s", line);
 	}
 	fclose(f);
-	if (last[0])
-		snprintf(buf, len, " (kernel error_log: %s)", last);
+	if (last[0]) {
+		scopy(buf, len, " (kernel error_log: ");
+		scopy(buf + strlen(buf), len - strlen(buf), last);
+		if (strlen(buf) + 2 <= len)
+			strcat(buf, ")");
+	}
 }
 
 /* Writes text to path (O_APPEND: never truncate kprobe_events and the like,
@@ -378,7 +394,7 @@ static int find_tracefs(struct ktrace_state *st, char *err, size_t err_len)
 
 			if (sscanf(line, "%127s %127s %63s", dev, dir, type) == 3 &&
 			    strcmp(type, "tracefs") == 0 && strlen(dir) < sizeof(st->root)) {
-				snprintf(st->root, sizeof(st->root), "%s", dir);
+				scopy(st->root, sizeof(st->root), dir);
 				fclose(f);
 				return 0;
 			}
@@ -413,7 +429,7 @@ static int teardown(struct ktrace_state *st, char *err, size_t err_len)
 	do {                                                                      \
 		if ((expr) != 0) {                                                \
 			if (rc == 0 && err && err_len)                            \
-				snprintf(err, err_len, "%s", e2);                 \
+				scopy(err, err_len, e2);                          \
 			rc = -1;                                                  \
 		}                                                                 \
 	} while (0)
@@ -662,12 +678,12 @@ int ktrace_stop(struct ktrace_state *st, struct ktrace_result *out, char *err, s
 	bool have_lat = false;
 	int pid = (int)getpid();
 
-#define FAILED() snprintf(first, first[0] ? 0 : sizeof(first), "%s", e2)
+#define FAILED() scopy(first, first[0] ? 0 : sizeof(first), e2)
 	memset(out, 0, sizeof(*out));
 	snprintf(out->unit, sizeof(out->unit), "ns");
 	if (!st->armed) {
 		snprintf(err, err_len, "kernel fault timing was not armed");
-		snprintf(out->error, sizeof(out->error), "%s", err);
+		scopy(out->error, sizeof(out->error), err);
 		teardown(st, NULL, 0);
 		return -1;
 	}
@@ -710,8 +726,8 @@ int ktrace_stop(struct ktrace_state *st, struct ktrace_result *out, char *err, s
 		FAILED();
 #undef FAILED
 	if (first[0] || !have_lat) {
-		snprintf(err, err_len, "%s", first);
-		snprintf(out->error, sizeof(out->error), "%s", first);
+		scopy(err, err_len, first);
+		scopy(out->error, sizeof(out->error), first);
 		return -1;
 	}
 	out->armed = true;
