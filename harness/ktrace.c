@@ -670,6 +670,25 @@ static int hist_file(const char *path, const char *key, struct ktrace_hist *h, c
 	return 0;
 }
 
+/* MSHARE_BENCH_KTRACE_HIST=FILE: a copy of the latency hist text as the
+ * kernel printed it (for a look by hand, and the unit test's captured text). */
+static void keep_hist(const char *path)
+{
+	const char *to = getenv("MSHARE_BENCH_KTRACE_HIST");
+	char *text;
+	FILE *f;
+
+	if (!to || !*to)
+		return;
+	text = read_text(path);
+	f = text ? fopen(to, "w") : NULL;
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(text);
+}
+
 int ktrace_stop(struct ktrace_state *st, struct ktrace_result *out, char *err, size_t err_len)
 {
 	char path[400], text[400], first[400] = "", e2[400];
@@ -713,6 +732,7 @@ int ktrace_stop(struct ktrace_state *st, struct ktrace_result *out, char *err, s
 	if (read_missed(st, &missed, e2, sizeof(e2)) != 0)
 		FAILED();
 	snprintf(path, sizeof(path), "%s/events/synthetic/%s/hist", st->dir, st->synth);
+	keep_hist(path);
 	if (hist_file(path, "lat", &h, e2, sizeof(e2)) == 0) {
 		ktrace_hist_summary(&h, out);
 		ktrace_hist_free(&h);
