@@ -506,8 +506,9 @@ static unsigned pid_map_size(unsigned maxactive)
 	return s;
 }
 
-int ktrace_start(struct ktrace_state *st, uintptr_t lo, uintptr_t hi, unsigned maxactive, char *err,
-		 size_t err_len)
+/* The probes on `symbol` (its 2nd argument, %si, filtered to [lo, hi)). */
+static int start_on(struct ktrace_state *st, const char *symbol, uintptr_t lo, uintptr_t hi, unsigned maxactive,
+		    char *err, size_t err_len)
 {
 	char path[400], text[320], e2[400];
 	int pid = (int)getpid();
@@ -561,12 +562,12 @@ int ktrace_start(struct ktrace_state *st, uintptr_t lo, uintptr_t hi, unsigned m
 		goto fail;
 
 	snprintf(path, sizeof(path), "%s/kprobe_events", st->root);
-	snprintf(text, sizeof(text), "p:%s/fault_entry_%d handle_mm_fault addr=%%si:u64", st->group, pid);
-	if (command(st, path, text, "the kprobe on handle_mm_fault", err, err_len) != 0)
+	snprintf(text, sizeof(text), "p:%s/fault_entry_%d %s addr=%%si:u64", st->group, pid, symbol);
+	if (command(st, path, text, "the kprobe", err, err_len) != 0)
 		goto fail;
 	st->kp_entry = true;
-	snprintf(text, sizeof(text), "r%u:%s/fault_exit_%d handle_mm_fault", maxactive, st->group, pid);
-	if (command(st, path, text, "the kretprobe on handle_mm_fault", err, err_len) != 0)
+	snprintf(text, sizeof(text), "r%u:%s/fault_exit_%d %s", maxactive, st->group, pid, symbol);
+	if (command(st, path, text, "the kretprobe", err, err_len) != 0)
 		goto fail;
 	st->kp_exit = true;
 
@@ -613,6 +614,12 @@ int ktrace_start(struct ktrace_state *st, uintptr_t lo, uintptr_t hi, unsigned m
 fail:
 	teardown(st, e2, sizeof(e2));
 	return -1;
+}
+
+int ktrace_start(struct ktrace_state *st, uintptr_t lo, uintptr_t hi, unsigned maxactive, char *err,
+		 size_t err_len)
+{
+	return start_on(st, "handle_mm_fault", lo, hi, maxactive, err, err_len);
 }
 
 /* entry + exit misses from kprobe_profile ("  NAME  hits  missed"). */
@@ -775,4 +782,17 @@ void ktrace_write_json(struct json_writer *w, const char *key, const struct ktra
 	json_key_string(w, "probe", KTRACE_PROBE);
 	json_key_string(w, "includes", KTRACE_INCLUDES);
 	json_end_object(w);
+}
+
+int ktrace_probe_overhead(unsigned calls, struct ktrace_result *out, char *err, size_t err_len)
+{
+	struct ktrace_state st;
+
+	memset(out, 0, sizeof(*out));
+	/* %si means nothing here: the whole range, every call counts. */
+	if (start_on(&st, "__x64_sys_getppid", 0, UINTPTR_MAX, 4, err, err_len) != 0)
+		return -1;
+	for (unsigned i = 0; i < calls; i++)
+		(void)getppid();
+	return ktrace_stop(&st, out, err, err_len);
 }

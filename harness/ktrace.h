@@ -72,6 +72,12 @@ int ktrace_stop(struct ktrace_state *st, struct ktrace_result *out, char *err, s
 /* results.fault_cost.kernel (key "kernel"): null when r is NULL or not armed. */
 void ktrace_write_json(struct json_writer *w, const char *key, const struct ktrace_result *r);
 
+/* The same probes and triggers on getppid's syscall function, which does
+ * next to nothing, called `calls` times: its "latency" is what the probes
+ * themselves put inside the measured interval (KTRACE_INCLUDES), in the
+ * trace clock's unit. Root, guest; 0 or -1 as ktrace_stop. */
+int ktrace_probe_overhead(unsigned calls, struct ktrace_result *out, char *err, size_t err_len);
+
 /* One hist trigger's text as the kernel prints it (the "hist" file of an
  * event with one trigger): lines "{ KEY:   value } hitcount:   n" and the
  * totals. Keys are kept as printed, in decimal. */

@@ -429,6 +429,15 @@ int main(int argc, char **argv)
 	}
 	munmap(anon, len);
 
+	/* What the probes put inside the interval: the same chain on getppid. */
+	if (ktrace_probe_overhead(1000, &r, err, sizeof(err)) != 0) {
+		TAP_OK(0, "probe overhead (getppid): %s", err);
+	} else {
+		print_result("probes on getppid (1000 calls)", &r);
+		TAP_OK(r.count >= 1000, "probe overhead: %" PRIu64 " getppid calls timed (>= 1000), p50 %" PRIu64 " %s",
+		       r.count, r.p50, r.unit);
+	}
+
 	/* The probes' cost per fault, from the user side. */
 	if (med_plain_anon && med_probe_anon)
 		printf("# probe cost per fault (first-touch median with - without): anon %" PRId64 " ns (kernel p50 %" PRIu64
