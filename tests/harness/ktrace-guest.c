@@ -10,7 +10,8 @@
  * with and without them. Prints TAP.
  *
  *   ktrace-guest [PAGES]      (default 1024 4 KiB pages; hugetlb: 8 2 MiB pages)
- * Environment: KTRACE_DAX_DIR (default /mnt/pmem), KTRACE_HUGETLB_DIR (/dev/hugepages).
+ * Environment: KTRACE_DAX_DIR (default /mnt/pmem), KTRACE_HUGETLB_DIR (/dev/hugepages),
+ * KTRACE_GUEST_KEEP=DIR (each case's raw hist text kept in DIR).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -144,6 +145,22 @@ static bool no_leftovers(char *why, size_t len)
 	return why[0] == '\0';
 }
 
+/* KTRACE_GUEST_KEEP=DIR: each case's raw latency hist text in DIR/<case>.txt. */
+static void keep_hist_as(const char *what)
+{
+	const char *dir = getenv("KTRACE_GUEST_KEEP");
+	char path[256];
+	size_t n;
+
+	if (!dir)
+		return;
+	n = (size_t)snprintf(path, sizeof(path), "%s/", dir);
+	for (const char *c = what; *c && n + 5 < sizeof(path); c++)
+		path[n++] = (char)(((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')) ? *c : (*c >= 'A' && *c <= 'Z') ? *c - 'A' + 'a' : '-');
+	snprintf(path + n, sizeof(path) - n, ".txt");
+	setenv("MSHARE_BENCH_KTRACE_HIST", path, 1);
+}
+
 static void print_result(const char *what, const struct ktrace_result *r)
 {
 	printf("# %s: kernel count %" PRIu64 " min %" PRIu64 " p50 %" PRIu64 " p90 %" PRIu64 " p99 %" PRIu64
@@ -162,6 +179,7 @@ static void one_case(const char *what, char *p, size_t len, size_t step, size_t 
 	char err[300], why[600];
 	long rise;
 
+	keep_hist_as(what);
 	if (ktrace_start(&st, (uintptr_t)p + lo_off, (uintptr_t)p + hi_off, 4, err, sizeof(err)) != 0) {
 		TAP_OK(0, "%s: ktrace_start: %s", what, err);
 		return;
@@ -169,7 +187,9 @@ static void one_case(const char *what, char *p, size_t len, size_t step, size_t 
 	rise = touch(p, len, step);
 	if (median_out)
 		*median_out = median_touch(len / step);
-	if (ktrace_stop(&st, &r, err, sizeof(err)) != 0) {
+	int stopped = ktrace_stop(&st, &r, err, sizeof(err));
+	unsetenv("MSHARE_BENCH_KTRACE_HIST");
+	if (stopped != 0) {
 		TAP_OK(0, "%s: ktrace_stop: %s", what, err);
 		return;
 	}
