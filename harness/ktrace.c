@@ -251,31 +251,35 @@ void ktrace_hist_summary(const struct ktrace_hist *h, struct ktrace_result *out)
 
 /* ---------------------------------------------------------------- tracefs */
 
-/* The last line of the kernel's tracing error log (tracefs/error_log) as
- * ": <text>", or "" (it explains a refused command). */
-static void error_log_tail(const struct ktrace_state *st, char *buf, size_t len)
+/* The number of lines in the kernel's tracing error log (tracefs/error_log),
+ * and its last "error:" line after line `after` as " (kernel error_log:
+ * <text>)", or "" (it explains a refused command). */
+static size_t error_log_tail(const struct ktrace_state *st, size_t after, char *buf, size_t len)
 {
 	char path[256], line[512], last[512] = "";
+	size_t n = 0;
 	FILE *f;
 
-	buf[0] = '\0';
+	if (len)
+		buf[0] = '\0';
 	snprintf(path, sizeof(path), "%s/error_log", st->root);
 	f = fopen(path, "r");
 	if (!f)
-		return;
+		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
 		/* "[ts] hist:synthetic:x: error: ..." then "  Command: ..." and a caret line */
-		if (strstr(line, "error:"))
+		if (++n > after && strstr(line, "error:"))
 			snprintf(last, sizeof(last), "%s", line);
 	}
 	fclose(f);
-	if (last[0]) {
+	if (last[0] && len) {
 		scopy(buf, len, " (kernel error_log: ");
 		scopy(buf + strlen(buf), len - strlen(buf), last);
 		if (strlen(buf) + 2 <= len)
 			strcat(buf, ")");
 	}
+	return n;
 }
 
 /* Writes text to path (O_APPEND: never truncate kprobe_events and the like,
@@ -353,11 +357,13 @@ static int command(const struct ktrace_state *st, const char *file, const char *
 {
 	char path[320], why[400];
 
+	size_t before = error_log_tail(st, 0, why, 0);
+
 	snprintf(path, sizeof(path), "%s", file);
 	if (write_text(path, text) == 0)
 		return 0;
 	int e = errno;
-	error_log_tail(st, why, sizeof(why));
+	error_log_tail(st, before, why, sizeof(why));
 	snprintf(err, err_len, "%s: writing '%s' to %s: %s%s", what, text, path, strerror(e), why);
 	return -1;
 }
