@@ -21,7 +21,7 @@ guest_setup fault-time
 echo "# fault-time: booting the patched kernel under QEMU (TCG); about a minute (log $out.vm.log)"
 # 4K fsdax alignment: one fault per 4 KiB page of the DAX file.
 kernel/vm/run.sh --no-build --align 4K --hugepages 16 --mem 2G --pmem 1 --timeout 600 --fail-on-warning \
-	--out "$out" -- sh -c '/guest/tests/harness/ktrace-guest 1024 >/out/ktrace.tap 2>&1; echo $? >/out/ktrace.rc' \
+	--out "$out" -- sh -c 'KTRACE_GUEST_KEEP=/out /guest/tests/harness/ktrace-guest 1024 >/out/ktrace.tap 2>&1; echo $? >/out/ktrace.rc' \
 	>"$out.vm.log" 2>&1 &
 guest_wait $!
 guest_ran $? "the guest booted, ran ktrace-guest and logged no kernel warning" "$out.vm.log"
