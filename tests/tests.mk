@@ -5,7 +5,7 @@
 HARNESS_TEST_SRCS := $(wildcard tests/harness/test-*.c)
 HARNESS_TEST_BINS := $(HARNESS_TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 # The harness units the tests exercise, compiled into each test.
-HARNESS_TEST_UNITS := harness/histogram.c harness/fault_cost.c harness/parse.c harness/json.c harness/csv.c harness/platform.c
+HARNESS_TEST_UNITS := harness/histogram.c harness/fault_cost.c harness/parse.c harness/json.c harness/csv.c harness/platform.c harness/ktrace.c
 HARNESS_TEST_CFLAGS := -O2 -g $(CSTD) $(WARN) -Iharness
 
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -23,6 +23,20 @@ $(BUILD)/tests/harness/test-%-asan: tests/harness/test-%.c tests/lib/tap.h $(HAR
 	$(CC) $(HARNESS_TEST_CFLAGS) -O1 $(SANITIZE_FLAGS) -o $@ $< $(HARNESS_TEST_UNITS) -lm
 
 test-build:: $(HARNESS_TEST_BINS)
+
+# test-ktrace parses hist text captured in the guest (a C string literal).
+$(BUILD)/tests/harness/test-ktrace $(BUILD)/tests/harness/test-ktrace-asan: tests/harness/ktrace-hist-captured.txt.h
+
+# The guest side of harness/ktrace.c: tests/kernel/fault-time.sh runs it in
+# the guest (static, under build/guest/ like the other guest binaries, so it
+# goes into the initramfs and the host runner never starts it).
+KTRACE_GUEST := $(BUILD)/guest/tests/harness/ktrace-guest
+$(KTRACE_GUEST): tests/harness/ktrace-guest.c harness/ktrace.c harness/json.c harness/ktrace.h harness/json.h tests/lib/tap.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g $(CSTD) $(WARN) -static -Iharness -Ikernel/include -o $@ tests/harness/ktrace-guest.c harness/ktrace.c harness/json.c -lm
+guest-tests: $(KTRACE_GUEST)
+$(INITRAMFS): $(KTRACE_GUEST)
+test-build:: $(KTRACE_GUEST)
 
 # The harness with one more backend and one more workload
 # (tests/harness/backend_dummy.c and workload_dummy.c, each listed by its one
