@@ -11,9 +11,9 @@
 #include "environment.h"
 #include "record.h"
 
-static void write_latency(struct json_writer *w, const char *key, const struct latency_figures *f, bool p9999)
+/* The figures of one histogram, inside an object the caller opened. */
+static void write_latency_fields(struct json_writer *w, const struct latency_figures *f, bool p9999)
 {
-	json_begin_object(w, key);
 	json_key_u64(w, "count", f->count);
 	json_key_double(w, "mean", f->mean);
 	json_key_u64(w, "min", f->min);
@@ -24,6 +24,12 @@ static void write_latency(struct json_writer *w, const char *key, const struct l
 	if (p9999)
 		json_key_u64(w, "p9999", f->p9999);
 	json_key_u64(w, "max", f->max);
+}
+
+static void write_latency(struct json_writer *w, const char *key, const struct latency_figures *f, bool p9999)
+{
+	json_begin_object(w, key);
+	write_latency_fields(w, f, p9999);
 	json_end_object(w);
 }
 
@@ -195,14 +201,7 @@ static void write_fault_cost(struct json_writer *w, const struct run_result *r)
 	for (int k = 0; k < FC_KINDS; k++) {
 		const struct latency_figures *f = &r->fc_kind[k];
 		json_begin_object(w, names[k]);
-		json_key_u64(w, "count", f->count);
-		json_key_double(w, "mean", f->mean);
-		json_key_u64(w, "min", f->min);
-		json_key_u64(w, "p50", f->p50);
-		json_key_u64(w, "p90", f->p90);
-		json_key_u64(w, "p99", f->p99);
-		json_key_u64(w, "p999", f->p999);
-		json_key_u64(w, "max", f->max);
+		write_latency_fields(w, f, false);
 		if (k == FC_FAULT) {
 			json_key_u64(w, "faults_taken", r->fc.faults_taken);
 			json_key_u64(w, "slept", r->fc.slept);
