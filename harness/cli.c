@@ -14,7 +14,7 @@
 
 enum {
 	RO_BACKEND, RO_WORKERS, RO_SIZE, RO_WORKLOAD, RO_PATH, RO_ADDR, RO_PAGE, RO_WRITE, RO_SEED, RO_DURATION, RO_OPS,
-	RO_OUT, RO_CSV, RO_SKIP_MEMORY_CHECK, RO_QUIET, RO_CHECK, RO_CPUS, RO_MEM_POLICY, RO_COUNT
+	RO_OUT, RO_CSV, RO_SKIP_MEMORY_CHECK, RO_QUIET, RO_CHECK, RO_CPUS, RO_MEM_POLICY, RO_KERNEL_FAULT_TIME, RO_HW_INSTRUCTIONS, RO_COUNT
 };
 
 /* The options of `run`: the parser and the --help text both come from here
@@ -47,6 +47,22 @@ static struct opt run_options[RO_COUNT + 1] = {
 				  "tables and 256 KiB per worker) exceeds 90% of MemAvailable\n"
 				  "(to provoke the OOM killer on purpose)", false },
 	[RO_QUIET] = { "quiet", NULL, "no human summary on stderr", false },
+	[RO_KERNEL_FAULT_TIME] = { "kernel-fault-time", NULL,
+				  "also time every fault in the region with the kernel's own\n"
+				  "tracing (kprobe events on handle_mm_fault, a hist trigger):\n"
+				  "results.fault_cost.kernel. Needs root, tracefs and a kernel\n"
+				  "with KPROBE_EVENTS and HIST_TRIGGERS (the project's guest\n"
+				  "kernel). The probes add their own cost to every fault, also\n"
+				  "to the user-side times: compare such runs only with each\n"
+				  "other. Refused (exit 1) when the probes cannot be armed.", false },
+	[RO_HW_INSTRUCTIONS] = { "hw-instructions", NULL,
+				  "also count the CPU's retired instructions (user and kernel)\n"
+				  "around every touch (perf_event_open; outside the timed\n"
+				  "window, the fixed cost of the reads taken off):\n"
+				  "results.fault_cost.hw_instructions, mean per fault and per\n"
+				  "touch without one. Where there is no such counter (a VM\n"
+				  "without a virtual PMU, perf_event_paranoid) the run goes\n"
+				  "on and the record says why.", false },
 	[RO_CHECK] = { "check", NULL, "check the options (values, workload options, sizes and\n"
 				    "alignment the backend needs) and exit: 0 if a run would\n"
 				    "accept them, 2 with the message if not. Runs nothing and\n"
@@ -138,6 +154,8 @@ static int run_option(void *data, int i, const struct opt *o, const char *v, cha
 	case RO_WRITE: cfg->write = true; break;
 	case RO_SKIP_MEMORY_CHECK: cfg->skip_memory_check = true; break;
 	case RO_QUIET: cfg->quiet = true; break;
+	case RO_KERNEL_FAULT_TIME: cfg->kernel_fault_time = true; break;
+	case RO_HW_INSTRUCTIONS: cfg->hw_instructions = true; break;
 	case RO_CHECK: cfg->check_only = true; break;
 	case RO_PATH: cfg->path = v; break;
 	case RO_OUT: cfg->out = v; break;

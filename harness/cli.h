@@ -34,6 +34,8 @@ struct run_config {
 	uint64_t max_ops;
 	bool skip_memory_check;
 	bool quiet;           /* no human summary */
+	bool kernel_fault_time; /* --kernel-fault-time: harness/ktrace.h */
+	bool hw_instructions;   /* --hw-instructions: harness/hw_counter.h */
 	bool check_only;      /* --check: validate the options, run nothing */
 	struct numa_options numa; /* --cpus, --mem-policy */
 	/* The workload's params as given (defaults filled in), parsed once

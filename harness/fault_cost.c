@@ -33,6 +33,13 @@ void fault_cost_merge(struct fault_cost_slot *into, const struct fault_cost_slot
 	into->slept += from->slept;
 	into->preempted += from->preempted;
 	into->preempted_faults += from->preempted_faults;
+	for (int k = 0; k < FC_KINDS; k++) {
+		into->hw_instructions[k] += from->hw_instructions[k];
+		into->hw_touches[k] += from->hw_touches[k];
+	}
+	if (from->hw_baseline > into->hw_baseline)
+		into->hw_baseline = from->hw_baseline;
+	into->hw_read_failures += from->hw_read_failures;
 }
 
 static uint64_t count_u64(const void *buckets, unsigned i)

@@ -51,6 +51,11 @@ struct fault_cost_slot {
 	uint64_t slept;            /* of those, touches during which nvcsw rose */
 	uint64_t preempted;        /* touches during which nivcsw rose */
 	uint64_t preempted_faults; /* minflt + majflt rises of those */
+	/* --hw-instructions (hw_counter.h): retired instructions of the
+	 * touches of each kind that were counted, the fixed cost taken off
+	 * each (the largest of the merged workers'), reads that failed. */
+	uint64_t hw_instructions[FC_KINDS], hw_touches[FC_KINDS];
+	uint64_t hw_baseline, hw_read_failures;
 };
 
 void fault_cost_slot_init(struct fault_cost_slot *s);
@@ -81,6 +86,24 @@ static inline void fault_cost_note(struct fault_cost_shared *sh, struct fault_co
 		__atomic_fetch_add(&sh->buckets[k][histogram_bucket_of(value, FAULT_COST_SUB_BITS,
 									FAULT_COST_MAX_BITS)],
 				   1, __ATOMIC_RELAXED);
+}
+
+/* Worker: the instructions counted around one touch (i0 before, i1
+ * after), classified as fault_cost_note does; preempted touches are left
+ * out, as there. */
+static inline void fault_cost_hw_note(struct fault_cost_slot *s, uint64_t faults, uint64_t involuntary, uint64_t i0,
+				      uint64_t i1)
+{
+	if (involuntary)
+		return;
+	if (i0 == 0 || i1 <= i0) {
+		s->hw_read_failures++;
+		return;
+	}
+	enum fault_cost_kind k = faults ? FC_FAULT : FC_NO_FAULT;
+	uint64_t v = i1 - i0;
+	s->hw_instructions[k] += v > s->hw_baseline ? v - s->hw_baseline : 0;
+	s->hw_touches[k]++;
 }
 
 /* Parent: add a worker's slot into the run's. */

@@ -40,6 +40,9 @@ struct ktrace_result {
 	char unit[16];
 	uint64_t count, min, p50, p90, p99, p999, max;
 	double mean;
+	/* Of count, the faults timed at 0 (both clock reads equal): left out
+	 * of min..max and mean (see ktrace_hist_summary). */
+	uint64_t zero_intervals;
 	uint64_t entries_dropped, probe_missed;
 	char error[200];
 };
@@ -69,8 +72,14 @@ int ktrace_start(struct ktrace_state *st, uintptr_t lo, uintptr_t hi, unsigned m
  * ktrace mounted it), also on errors. Returns 0, or -1 with the first
  * failure in err (and out->error). */
 int ktrace_stop(struct ktrace_state *st, struct ktrace_result *out, char *err, size_t err_len);
-/* results.fault_cost.kernel (key "kernel"): null when r is NULL or not armed. */
-void ktrace_write_json(struct json_writer *w, const char *key, const struct ktrace_result *r);
+/* results.fault_cost.kernel (key): always the same keys, so that a
+ * record's CSV columns do not depend on the run: state ("measured",
+ * "failed" with error, or "not requested"), the figures (null when not
+ * measured), the probes' own cost (probe_cost: ktrace_probe_overhead) and
+ * unit, the caller's (the trace clock "local" counts ns; under QEMU
+ * -icount shift=0 those are guest instructions). */
+void ktrace_write_json(struct json_writer *w, const char *key, bool requested, const struct ktrace_result *r,
+		       const struct ktrace_result *probe_cost, const char *unit);
 
 /* The same probes and triggers on getppid's syscall function, which does
  * next to nothing, called `calls` times: its "latency" is what the probes
@@ -93,7 +102,9 @@ int ktrace_hist_parse(const char *text, const char *key, struct ktrace_hist *h, 
 void ktrace_hist_free(struct ktrace_hist *h);
 /* count, min, p50..p999 (nearest rank: exact, the keys being exact
  * values), max, mean and entries_dropped of h into *out; the rest of *out
- * is left alone. */
+ * is left alone. An interval of 0 (a clock artifact: both reads equal,
+ * seen under plain TCG only) is counted in count and zero_intervals and
+ * left out of min..max and mean. */
 void ktrace_hist_summary(const struct ktrace_hist *h, struct ktrace_result *out);
 
 #endif

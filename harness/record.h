@@ -26,8 +26,10 @@
  *    numa.page_table_placement, fault_latency_includes, faults.scope,
  *    time_s.meaning) is said once in results/README.md (issue 18).
  * 4: results.worker_signals, workers_killed_stuck.
- * 5: environment.clock, environment.time_unit, results.fault_cost (issue 31). */
-#define RECORD_SCHEMA_VERSION 5
+ * 5: environment.clock, environment.time_unit, results.fault_cost (issue 31).
+ * 6: results.fault_cost.kernel (--kernel-fault-time) and
+ *    results.fault_cost.hw_instructions (--hw-instructions), always present. */
+#define RECORD_SCHEMA_VERSION 6
 
 /* A latency histogram as the record gives it. */
 struct latency_figures {

@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "environment.h"
+#include "hw_counter.h"
 #include "record.h"
 
 /* The figures of one histogram, inside an object the caller opened. */
@@ -188,9 +189,45 @@ static void write_faults(struct json_writer *w, const struct run_result *r)
 	json_end_object(w);
 }
 
+/* results.fault_cost.hw_instructions (--hw-instructions): the CPU's
+ * retired instructions per touch of each kind (harness/hw_counter.h), or
+ * why there are none; always the same keys. */
+static void write_hw_instructions(struct json_writer *w, const struct run_state *rs, const struct run_result *r)
+{
+	static const char *const names[FC_KINDS] = { "per_fault_mean", "per_no_fault_touch_mean" };
+	static const char *const counted[FC_KINDS] = { "faults_counted", "no_fault_touches_counted" };
+	bool have = rs->cfg.hw_instructions && rs->hw_available;
+
+	json_begin_object(w, "hw_instructions");
+	json_key_string(w, "state", !rs->cfg.hw_instructions ? "not requested (mshare-bench run --hw-instructions)"
+				    : have			 ? "measured"
+								 : "unavailable");
+	json_key_string(w, "reason", rs->cfg.hw_instructions && !have ? rs->hw_why : "");
+	/* "instructions"; "task-clock" (ns) only when a test asked for it. */
+	json_key_string(w, "event", hw_counter_event());
+	for (int k = 0; k < FC_KINDS; k++) {
+		if (have && r->fc.hw_touches[k])
+			json_key_double(w, names[k], (double)r->fc.hw_instructions[k] / (double)r->fc.hw_touches[k]);
+		else
+			json_key_null(w, names[k]);
+		if (have)
+			json_key_u64(w, counted[k], r->fc.hw_touches[k]);
+		else
+			json_key_null(w, counted[k]);
+	}
+	if (have) {
+		json_key_u64(w, "fixed_cost_taken_off", r->fc.hw_baseline);
+		json_key_u64(w, "read_failures", r->fc.hw_read_failures);
+	} else {
+		json_key_null(w, "fixed_cost_taken_off");
+		json_key_null(w, "read_failures");
+	}
+	json_end_object(w);
+}
+
 /* results.fault_cost: every timed touch classified (harness/fault_cost.h),
  * in the clock's unit. */
-static void write_fault_cost(struct json_writer *w, const struct run_result *r)
+static void write_fault_cost(struct json_writer *w, const struct run_state *rs, const struct run_result *r)
 {
 	static const char *const names[FC_KINDS] = { "faults", "no_fault_touches" };
 
@@ -217,6 +254,10 @@ static void write_fault_cost(struct json_writer *w, const struct run_result *r)
 	json_key_u64(w, "min", r->fc_per_worker_min);
 	json_key_u64(w, "max", r->fc_per_worker_max);
 	json_end_object(w);
+	write_hw_instructions(w, rs, r);
+	/* The kernel's own time per fault in the region (--kernel-fault-time). */
+	ktrace_write_json(w, "kernel", rs->cfg.kernel_fault_time, &rs->kernel_fc, &rs->kernel_probe_cost,
+			  environment_time_unit());
 	json_end_object(w);
 }
 
@@ -333,7 +374,7 @@ void record_json(struct json_writer *w, const struct run_state *rs, const struct
 	json_key_u64(w, "timer_overhead_min_ns", rs->timer_overhead_min_ns);
 	json_key_string(w, "clock", BENCH_CLOCK_NAME);
 	write_faults(w, r);
-	write_fault_cost(w, r);
+	write_fault_cost(w, rs, r);
 	write_workers(w, rs, r);
 	write_times(w, r);
 	write_workload(w, &rs->cfg, r);

@@ -25,10 +25,13 @@
 #include "clock.h"
 #include "futex.h"
 #include "hugepool.h"
+#include "hw_counter.h"
 #include "run.h"
 #include "oom_victims.h"
 #include "pmem_lib.h"
 
+/* getppid() calls that measure the kernel probes' own cost. */
+#define KERNEL_PROBE_COST_CALLS 1000u
 #define WAIT_SLICE_NS (20ull * 1000000ull)
 #define EXIT_STALL_NS (120ull * 1000000000ull) /* no worker exits for this long: kill them */
 /* A worker died in the workload and no other one has finished it for this
@@ -145,6 +148,13 @@ static void kill_and_reap_all(struct run_state *rs)
 
 static void cleanup(struct run_state *rs)
 {
+	if (rs->kt.armed) {
+		/* Never leave the probes in the kernel behind an error. */
+		struct ktrace_result unused;
+		char e[300];
+		if (ktrace_stop(&rs->kt, &unused, e, sizeof(e)) != 0)
+			fprintf(stderr, "mshare-bench run: --kernel-fault-time: removing the probes: %s\n", e);
+	}
 	if (rs->pids)
 		kill_and_reap_all(rs);
 	if (rs->backend_ready) {
@@ -491,9 +501,31 @@ int run_main(int argc, char **argv)
 	for (unsigned i = 0; i < cfg->workers; i++) {
 		histogram_init(&rs->area.workers[i].slot.fault_ns);
 		fault_cost_slot_init(&rs->area.workers[i].slot.fault_cost);
+		rs->area.workers[i].slot.hw_fd = -1;
 		histogram_init(&rs->area.workers[i].slot.op_ns);
 		for (unsigned ph = 0; ph < workload_phase_count(cfg->workload); ph++)
 			histogram_init(&rs->area.workers[i].slot.phase_ns[ph]);
+	}
+	/* --kernel-fault-time: arming the same probes on a syscall that does
+	 * nothing shows, before any worker exists, that they can be armed
+	 * here, and measures what they add to each timed interval. */
+	if (cfg->kernel_fault_time &&
+	    ktrace_probe_overhead(KERNEL_PROBE_COST_CALLS, &rs->kernel_probe_cost, err, sizeof(err)) != 0) {
+		cleanup(rs);
+		fprintf(stderr, "mshare-bench run: --kernel-fault-time: the kernel's probes cannot be armed here: %s\n",
+			err);
+		return 1;
+	}
+	/* --hw-instructions: one counter opened here tells whether the
+	 * workers can have theirs; without it the record says why. */
+	if (cfg->hw_instructions) {
+		int fd = hw_counter_open(rs->hw_why, sizeof(rs->hw_why));
+		rs->hw_available = fd >= 0;
+		if (fd >= 0)
+			close(fd);
+		else if (!cfg->quiet)
+			fprintf(stderr, "mshare-bench run: --hw-instructions: no instruction counter here, the run goes on "
+					"without it: %s\n", rs->hw_why);
 	}
 	/* smaps cannot see DAX PMD mappings: probe the page size instead.
 	 * Not for shared page tables: a probe would attach as a sharer. */
@@ -542,11 +574,27 @@ int run_main(int argc, char **argv)
 	if (rs->region.backend_page_bytes > 4096)
 		rs->hugetlb_free_before = hugepool_available(rs->region.backend_page_bytes);
 
+	/* The kernel's probes over the region, from the release until every
+	 * worker has finished the workload: a kretprobe slot per worker that
+	 * may be inside a fault at once (the kernel's limit is 4096). */
+	if (cfg->kernel_fault_time &&
+	    ktrace_start(&rs->kt, rs->region.addr, rs->region.addr + rs->region.size, cfg->workers, err,
+			 sizeof(err)) != 0) {
+		cleanup(rs);
+		fprintf(stderr, "mshare-bench run: --kernel-fault-time: arming the probes over the region: %s\n", err);
+		return 1;
+	}
 	rs->t_released = clock_now_ns();
 	release(&rs->area.control->start);
 	wait_for_phase(rs, &rs->area.control->done, PHASE_DONE,
 		       rs->t_released + (rs->cfg.max_ops ? 0 : rs->cfg.duration_ns)); /* a clock reading: > 0 */
 	rs->t_all_done = clock_now_ns();
+	if (rs->kt.armed && ktrace_stop(&rs->kt, &rs->kernel_fc, err, sizeof(err)) != 0) {
+		/* The run's other figures stand; the record says what failed
+		 * (results.fault_cost.kernel.error) and the exit status is 1. */
+		rs->kernel_fc_failed = true;
+		fprintf(stderr, "mshare-bench run: --kernel-fault-time: reading the kernel's fault times: %s\n", err);
+	}
 
 	/* Parked point: every live worker holds its page tables. */
 	rs->meminfo_refreshed &= procfs_stat_refresh();
@@ -596,5 +644,7 @@ int run_main(int argc, char **argv)
 	 * death is a failed run, though its record is written. */
 	const char *source;
 	bool all_oom = oom_victims(rs, &source) == rs->oom_suspects;
-	return (rs->failed || rs->crashed || !all_oom) ? 3 : 0;
+	if (rs->failed || rs->crashed || !all_oom)
+		return 3;
+	return rs->kernel_fc_failed ? 1 : 0;
 }

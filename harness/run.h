@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "ktrace.h"
 #include "placement.h"
 #include "page_probe.h"
 #include "procfs.h"
@@ -92,6 +93,17 @@ struct run_state {
 	int64_t oom_kill_before, oom_kill_after;
 	long oom_victims_logged; /* SIGKILLed workers named by the kernel log; -1 unknown */
 	int64_t hugetlb_free_before, hugetlb_free_parked;
+
+	/* --kernel-fault-time: the probes (armed from the release to the
+	 * last worker's end of the workload), what they counted, and the
+	 * probes' own cost measured on a syscall that does nothing. */
+	struct ktrace_state kt;
+	struct ktrace_result kernel_fc;
+	struct ktrace_result kernel_probe_cost;
+	bool kernel_fc_failed;
+	/* --hw-instructions: whether this host gives the counter, and why not. */
+	bool hw_available;
+	char hw_why[300];
 
 	/* Timer. */
 	uint64_t timer_overhead_ns, timer_overhead_min_ns;

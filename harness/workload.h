@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "fault_cost.h"
 #include "histogram.h"
+#include "hw_counter.h"
 #include "persist_mode.h"
 
 #define WORKLOAD_MAX_COUNTERS 16
@@ -70,6 +71,8 @@ struct workload_slot {
 	 * never faults (a stack page still shared copy-on-write with the
 	 * parent would, and that fault would count in the next touch). */
 	struct rusage touch_ru[2];
+	/* --hw-instructions: this worker's instruction counter, or -1. */
+	int hw_fd;
 	/* Per-operation latency, for workloads that have operations. */
 	struct histogram op_ns;
 	uint64_t pages_touched;
@@ -174,6 +177,8 @@ const struct workload_ops *workload_find(const char *name);
 static inline void workload_touch_page(struct workload_ctx *ctx, volatile char *p)
 {
 	struct rusage *r0 = &ctx->slot->touch_ru[0], *r1 = &ctx->slot->touch_ru[1];
+	int hw = ctx->slot->hw_fd;
+	uint64_t i0 = hw >= 0 ? hw_counter_read(hw) : 0;
 
 	getrusage(RUSAGE_THREAD, r0);
 	uint64_t t0 = clock_now_ns();
@@ -186,12 +191,16 @@ static inline void workload_touch_page(struct workload_ctx *ctx, volatile char *
 	__asm__ __volatile__("" ::: "memory");
 	uint64_t t1 = clock_now_ns();
 	getrusage(RUSAGE_THREAD, r1);
+	uint64_t i1 = hw >= 0 ? hw_counter_read(hw) : 0;
 
+	uint64_t faults = (uint64_t)((r1->ru_minflt - r0->ru_minflt) + (r1->ru_majflt - r0->ru_majflt));
+	uint64_t involuntary = (uint64_t)(r1->ru_nivcsw - r0->ru_nivcsw);
 	histogram_record(&ctx->slot->fault_ns, t1 - t0);
 	ctx->slot->pages_touched++;
-	fault_cost_note(ctx->fault_cost, &ctx->slot->fault_cost, t1 - t0,
-			(uint64_t)((r1->ru_minflt - r0->ru_minflt) + (r1->ru_majflt - r0->ru_majflt)),
-			(uint64_t)(r1->ru_nivcsw - r0->ru_nivcsw), (uint64_t)(r1->ru_nvcsw - r0->ru_nvcsw));
+	fault_cost_note(ctx->fault_cost, &ctx->slot->fault_cost, t1 - t0, faults, involuntary,
+			(uint64_t)(r1->ru_nvcsw - r0->ru_nvcsw));
+	if (hw >= 0)
+		fault_cost_hw_note(&ctx->slot->fault_cost, faults, involuntary, i0, i1);
 }
 /* For report(): num / den, 0 when den is 0 (means, shares). */
 static inline double workload_per(uint64_t num, uint64_t den)

@@ -70,4 +70,58 @@ if "$BIN" backends | grep -q '^hugetlb-2m *yes'; then
 else
 	skip "hugetlb-2m fault cost" "hugetlb-2m not usable here: $("$BIN" backends | grep '^hugetlb-2m')"
 fi
+# --kernel-fault-time: the kernel's own fault time where the kernel can
+# give it (root, tracefs, kprobe events, hist triggers); otherwise refused
+# before any worker starts: exit 1, a message naming the reason, no record.
+# Without it, results.fault_cost.kernel says "not requested", same keys.
+out=$WORK/kft.json
+"$BIN" run --backend shm --page 4k --workers 2 --size 4M --workload touch --write --quiet --kernel-fault-time \
+	--out "$out" 2>"$WORK/kft.err"
+rc=$?
+if [ "$(id -u)" = 0 ] && [ -e /sys/kernel/tracing/kprobe_events ] && [ -e /sys/kernel/tracing/synthetic_events ]; then
+	check "--kernel-fault-time where the kernel has kprobe events: runs (exit $rc: $(head -c 300 "$WORK/kft.err"))" test "$rc" = 0
+	check "--kernel-fault-time: the kernel counted exactly the faults the touches took" \
+		jtest "$out" '(lambda f: f["kernel"]["state"] == "measured" and f["kernel"]["count"] == f["faults"]["faults_taken"] + f["preempted"]["faults"] and f["kernel"]["unit"] == "ns")(r["results"]["fault_cost"])'
+else
+	check "--kernel-fault-time without kprobe events here: exit 1 (got $rc)" test "$rc" = 1
+	check "--kernel-fault-time refused: the message names the reason" \
+		grep -q -- '--kernel-fault-time: the kernel.s probes cannot be armed here: .*\(kprobe_events\|not root\|tracefs\)' "$WORK/kft.err"
+	check "--kernel-fault-time refused: no record written" test ! -e "$out"
+fi
+out=$WORK/kft-off.json
+if "$BIN" run --backend shm --page 4k --workers 1 --size 4M --workload touch --quiet --out "$out"; then
+	check "without --kernel-fault-time: fault_cost.kernel is 'not requested' with null figures" \
+		jtest "$out" '(lambda k: k["state"].startswith("not requested") and k["count"] is None and k["p50"] is None and k["zero_intervals"] is None and k["error"] == "")(r["results"]["fault_cost"]["kernel"])'
+else
+	not_ok "shm, 1 worker, 4 MiB runs"
+fi
+# --hw-instructions: the CPU's instruction counter around every touch. With
+# a real PMU the record has it; without one (this project's VMs) the run
+# goes on and the record says why. MSHARE_BENCH_HW_EVENT=task-clock swaps in
+# a software event every kernel has, to check everything around the
+# counter: every fault touch counted, the record naming the event.
+out=$WORK/hw.json
+if "$BIN" run --backend shm --page 4k --workers 2 --size 4M --workload touch --write --quiet --hw-instructions \
+	--out "$out" 2>"$WORK/hw.err"; then
+	ok "--hw-instructions runs whether or not there is a counter"
+	if jtest "$out" 'r["results"]["fault_cost"]["hw_instructions"]["state"] == "measured"'; then
+		check "--hw-instructions (a PMU here): instructions per fault measured for every fault touch" \
+			jtest "$out" '(lambda f: f["hw_instructions"]["event"] == "instructions" and f["hw_instructions"]["faults_counted"] == f["faults"]["count"] and f["hw_instructions"]["per_fault_mean"] > 0)(r["results"]["fault_cost"])'
+	else
+		check "--hw-instructions (no PMU here): state unavailable, the reason names perf_event_open and errno" \
+			jtest "$out" '(lambda h: h["state"] == "unavailable" and h["reason"].startswith("perf_event_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS") and h["per_fault_mean"] is None and h["faults_counted"] is None)(r["results"]["fault_cost"]["hw_instructions"])'
+	fi
+else
+	not_ok "--hw-instructions runs whether or not there is a counter ($(head -c 300 "$WORK/hw.err"))"
+fi
+out=$WORK/hw-sw.json
+if MSHARE_BENCH_HW_EVENT=task-clock "$BIN" run --backend shm --page 4k --workers 2 --size 4M --workload touch --write \
+	--quiet --hw-instructions --out "$out"; then
+	check "--hw-instructions with the task-clock test event: every fault touch counted once, none failed, the event named" \
+		jtest "$out" '(lambda f: f["hw_instructions"]["state"] == "measured" and f["hw_instructions"]["event"] == "task-clock" and f["hw_instructions"]["faults_counted"] == f["faults"]["count"] == 2048 - f["preempted"]["count"] and f["hw_instructions"]["read_failures"] == 0 and f["hw_instructions"]["per_fault_mean"] > 0 and f["hw_instructions"]["no_fault_touches_counted"] == f["no_fault_touches"]["count"])(r["results"]["fault_cost"])'
+else
+	not_ok "--hw-instructions with the task-clock test event runs"
+fi
+check "without --hw-instructions: hw_instructions 'not requested', figures null" \
+	jtest "$WORK/kft-off.json" '(lambda h: h["state"].startswith("not requested") and h["per_fault_mean"] is None and h["reason"] == "")(r["results"]["fault_cost"]["hw_instructions"])'
 finish

@@ -33,6 +33,29 @@ static const char unsorted_dropped[] =
 	"    Entries: 4\n"
 	"    Dropped: 7\n";
 
+/* As printed under plain TCG: some faults timed at 0. */
+static const char with_zero[] =
+	"# event histogram\n"
+	"\n"
+	"{ lat:          0 } hitcount:          2\n"
+	"{ lat:        500 } hitcount:          3\n"
+	"{ lat:        700 } hitcount:          1\n"
+	"\n"
+	"Totals:\n"
+	"    Hits: 6\n"
+	"    Entries: 3\n"
+	"    Dropped: 0\n";
+
+static const char only_zero[] =
+	"# event histogram\n"
+	"\n"
+	"{ lat:          0 } hitcount:          3\n"
+	"\n"
+	"Totals:\n"
+	"    Hits: 3\n"
+	"    Entries: 1\n"
+	"    Dropped: 0\n";
+
 static const char empty[] =
 	"# event histogram\n"
 	"#\n"
@@ -62,6 +85,15 @@ static int parse(const char *text, const char *key, struct ktrace_hist *h, char 
 {
 	err[0] = '\0';
 	return ktrace_hist_parse(text, key, h, err, len);
+}
+
+/* The flat (CSV) field key has exactly value (null is ""). */
+static bool field_is(const struct json_writer *w, const char *key, const char *value)
+{
+	for (size_t i = 0; i < w->nfields; i++)
+		if (strcmp(w->fields[i].key, key) == 0)
+			return strcmp(w->fields[i].value, value) == 0;
+	return false;
 }
 
 int main(void)
@@ -102,6 +134,23 @@ int main(void)
 	       (unsigned long long)r.p90, (unsigned long long)r.p99, (unsigned long long)r.p999);
 	TAP_OK(r.mean == (100.0 + 600 + 1500 + 99999999) / 10, "mean %.1f", r.mean);
 	TAP_OK(r.entries_dropped == 7, "Dropped: 7 is reported as entries_dropped");
+	ktrace_hist_free(&h);
+
+	/* Intervals of 0 are counted, not timed. */
+	TAP_OK(parse(with_zero, "lat", &h, err, sizeof(err)) == 0 && h.n == 3, "hist with a 0 key parses (%s)", err);
+	memset(&r, 0, sizeof(r));
+	ktrace_hist_summary(&h, &r);
+	/* timed values: 500 x3, 700: p50 -> 2nd of 4 = 500, p99 -> 4th = 700 */
+	TAP_OK(r.count == 6 && r.zero_intervals == 2 && r.min == 500 && r.p50 == 500 && r.p99 == 700 && r.max == 700 &&
+		       r.mean == (1500.0 + 700) / 4,
+	       "0 intervals: count 6 (all), zero_intervals 2, min %llu p50 %llu max %llu mean %.1f over the 4 timed",
+	       (unsigned long long)r.min, (unsigned long long)r.p50, (unsigned long long)r.max, r.mean);
+	ktrace_hist_free(&h);
+	TAP_OK(parse(only_zero, "lat", &h, err, sizeof(err)) == 0, "hist of 0s only parses (%s)", err);
+	memset(&r, 0xff, sizeof(r));
+	ktrace_hist_summary(&h, &r);
+	TAP_OK(r.count == 3 && r.zero_intervals == 3 && r.min == 0 && r.p50 == 0 && r.max == 0 && r.mean == 0,
+	       "only 0 intervals: count 3, zero_intervals 3, figures 0");
 	ktrace_hist_free(&h);
 
 	/* An empty histogram is a valid one with count 0. */
@@ -157,16 +206,42 @@ int main(void)
 	r.mean = 10000199.9;
 	r.entries_dropped = 7;
 	r.probe_missed = 2;
-	ktrace_write_json(&w, "kernel", &r);
+	struct ktrace_result cost;
+	memset(&cost, 0, sizeof(cost));
+	cost.armed = true;
+	cost.count = 1000;
+	cost.p50 = 2700;
+	cost.p99 = 4100;
+	ktrace_write_json(&w, "kernel", true, &r, &cost, "instructions");
+	ktrace_write_json(&w, "kernel_off", false, NULL, NULL, "ns");
 	r.armed = false;
-	ktrace_write_json(&w, "kernel_off", &r);
+	snprintf(r.error, sizeof(r.error), "reading the hist: gone");
+	ktrace_write_json(&w, "kernel_failed", true, &r, &cost, "ns");
 	json_end_object(&w);
 	fclose(f);
-	TAP_OK(!json_failed(&w) && strstr(buf, "\"unit\": \"ns\"") && strstr(buf, "\"count\": 10") &&
-		       strstr(buf, "\"p999\": 0") && strstr(buf, "\"entries_dropped\": 7") &&
-		       strstr(buf, "\"probe_missed\": 2") && strstr(buf, "\"probe\": \"kprobe/kretprobe on handle_mm_fault") &&
-		       strstr(buf, "\"includes\": \"kprobe handler overhead") && strstr(buf, "\"kernel_off\": null"),
-	       "fault_cost.kernel JSON has every field, null when not armed");
+	TAP_OK(!json_failed(&w) && field_is(&w, "kernel.state", "measured") && field_is(&w, "kernel.unit", "instructions") &&
+		       field_is(&w, "kernel.count", "10") && field_is(&w, "kernel.p999", "0") &&
+		       field_is(&w, "kernel.entries_dropped", "7") && field_is(&w, "kernel.probe_missed", "2") &&
+		       field_is(&w, "kernel.probe_cost_calls", "1000") && field_is(&w, "kernel.probe_cost_p50", "2700") &&
+		       field_is(&w, "kernel.probe_cost_p99", "4100") && field_is(&w, "kernel.error", "") &&
+		       strstr(buf, "\"probe\": \"kprobe/kretprobe on handle_mm_fault") &&
+		       strstr(buf, "\"includes\": \"kprobe handler overhead") &&
+		       field_is(&w, "kernel_off.state", "not requested (mshare-bench run --kernel-fault-time)") &&
+		       field_is(&w, "kernel_off.unit", "ns") && field_is(&w, "kernel_off.count", "") &&
+		       field_is(&w, "kernel_off.probe_cost_p50", "") && field_is(&w, "kernel_failed.state", "failed") &&
+		       field_is(&w, "kernel_failed.count", "") && field_is(&w, "kernel_failed.probe_cost_p50", "2700") &&
+		       field_is(&w, "kernel_failed.error", "reading the hist: gone") &&
+		       strstr(buf, "\"count\": null"),
+	       "fault_cost.kernel JSON: measured, not requested and failed, the unit the caller gives");
+	/* The CSV columns of the three objects are the same keys in the same order. */
+	size_t per = 0, same = 1;
+	for (size_t i = 0; i < w.nfields; i++)
+		per += strncmp(w.fields[i].key, "kernel.", 7) == 0;
+	TAP_OK(per > 0 && w.nfields == 3 * per, "three objects of %zu flat fields each (%zu in all)", per, w.nfields);
+	for (size_t i = 0; per && i < per; i++)
+		same &= strcmp(w.fields[i].key + 7, w.fields[per + i].key + 11) == 0 &&
+			strcmp(w.fields[i].key + 7, w.fields[2 * per + i].key + 14) == 0;
+	TAP_OK(same, "the same keys whether measured, not requested or failed");
 	int flat = 0;
 	for (size_t i = 0; i < w.nfields; i++)
 		flat += strcmp(w.fields[i].key, "kernel.p50") == 0 && strcmp(w.fields[i].value, "300") == 0;

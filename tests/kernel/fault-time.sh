@@ -11,6 +11,15 @@
 # its events or instance afterwards (and is unmounted again when it was not
 # mounted before); and prints the probes' cost per fault (first-touch median
 # with and without probes) as a TAP comment. Its TAP lines are relayed here.
+# Then, in the same boot, `mshare-bench run --kernel-fault-time` (the
+# harness's own use of those probes: results.fault_cost.kernel) over a 4 KiB
+# DAX file, an mshare region on it, shared anonymous memory and hugetlbfs
+# 2 MiB pages, 3 workers writing every page: the kernel's count of faults in
+# the region equals the faults the workers' touches took (user side:
+# getrusage), plus one per mshare worker (its shared P4D install returns
+# before the fault is accounted); the unit is the record's; the probes are
+# gone after each run; a run without the option says "not requested" with
+# the same keys.
 # Fails when the guest cannot run; skips only with MSHARE_SKIP_GUEST=1.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,7 +30,16 @@ guest_setup fault-time
 echo "# fault-time: booting the patched kernel under QEMU (TCG); about a minute (log $out.vm.log)"
 # 4K fsdax alignment: one fault per 4 KiB page of the DAX file.
 kernel/vm/run.sh --no-build --align 4K --hugepages 16 --mem 2G --pmem 1 --timeout 600 --fail-on-warning \
-	--out "$out" -- sh -c 'KTRACE_GUEST_KEEP=/out /guest/tests/harness/ktrace-guest 1024 >/out/ktrace.tap 2>&1; echo $? >/out/ktrace.rc' \
+	--out "$out" -- sh -c 'KTRACE_GUEST_KEEP=/out /guest/tests/harness/ktrace-guest 1024 >/out/ktrace.tap 2>&1; echo $? >/out/ktrace.rc
+		common="--workers 3 --size 8M --workload touch --write --quiet"
+		for b in "file --path /mnt/pmem --page 4k" "mshare --path /mnt/pmem" "anon" "hugetlb-2m"; do
+			n=${b%% *}
+			mshare-bench run --backend $b $common --kernel-fault-time --out /out/run-$n.json 2>/out/run-$n.err
+			echo $? >/out/run-$n.rc
+			ls /sys/kernel/tracing/instances >/out/run-$n.instances 2>&1
+			grep -c mshare_bench /sys/kernel/tracing/kprobe_events /sys/kernel/tracing/synthetic_events >/out/run-$n.events 2>&1
+		done
+		mshare-bench run --backend anon $common --out /out/run-plain.json 2>/out/run-plain.err; echo $? >/out/run-plain.rc' \
 	>"$out.vm.log" 2>&1 &
 guest_wait $!
 guest_ran $? "the guest booted, ran ktrace-guest and logged no kernel warning" "$out.vm.log"
@@ -31,4 +49,44 @@ if ! guest_relay "ktrace" "$out/ktrace.tap"; then
 fi
 grep '^#' "$out/ktrace.tap" 2>/dev/null
 check "ktrace-guest exited 0 (exit $(cat "$out/ktrace.rc" 2>/dev/null))" test "$(cat "$out/ktrace.rc" 2>/dev/null)" = 0
-finish
+# The Python part goes on numbering after the shell's lines and ends the TAP
+# (plan and exit status, counting the shell's failures too).
+PYTHONPATH=tests/lib python3 - "$out" "$TAP_N" "$TAP_FAILED" <<'PY'
+import os, sys
+import tap
+t, out, rec = tap.guest_results(sys.argv)
+t.failed = int(sys.argv[3])
+def text(name):
+    try:
+        return open(os.path.join(out, name)).read().strip()
+    except OSError as e:
+        return "(%s)" % e
+for n, extra in (("file", 0), ("mshare", 1), ("anon", 0), ("hugetlb-2m", 0)):
+    rc = text("run-%s.rc" % n)
+    if rc != "0":
+        t.ok(False, "%s: mshare-bench run --kernel-fault-time exited %s: %s" % (n, rc, text("run-%s.err" % n)))
+        continue
+    r = rec("run-%s.json" % n)
+    fc = r["results"]["fault_cost"]
+    k = fc["kernel"]
+    workers = r["results"]["workers_measured"]
+    user = fc["faults"]["faults_taken"] + fc["preempted"]["faults"]
+    want = user + extra * workers
+    t.ok(k["state"] == "measured" and k["error"] == "", "%s: kernel fault time measured (state %r, error %r)" % (n, k["state"], k["error"]))
+    t.ok(k["count"] == want and user > 0,
+         "%s: the kernel timed %s faults in the region; the workers' touches took %d (getrusage)%s"
+         % (n, k["count"], user, " + %d (one shared P4D install per mshare worker, not in minflt)" % workers if extra else ""))
+    t.ok(k["unit"] == r["environment"]["time_unit"] == fc["unit"],
+         "%s: kernel unit %r is the record's (%r, clock %s)" % (n, k["unit"], r["environment"]["time_unit"], r["environment"]["clock"]))
+    t.ok(k["entries_dropped"] == 0 and k["probe_missed"] == 0 and k["min"] > 0 and k["min"] <= k["p50"] <= k["p99"] <= k["max"],
+         "%s: nothing dropped or missed, min %s <= p50 %s <= p99 %s <= max %s %s (%s timed at 0, left out); probes' own cost p50 %s over %s calls"
+         % (n, k["min"], k["p50"], k["p99"], k["max"], k["unit"], k["zero_intervals"], k["probe_cost_p50"], k["probe_cost_calls"]))
+    left = [x for x in text("run-%s.instances" % n).split() if x.startswith("mshare-bench")]
+    ev = text("run-%s.events" % n)
+    t.ok(not left and all(line.endswith(":0") for line in ev.splitlines()),
+         "%s: no tracefs instance or event of the run left (instances %s, events %s)" % (n, left, ev.replace("\n", " ")))
+p = rec("run-plain.json")["results"]["fault_cost"]["kernel"]
+t.ok(text("run-plain.rc") == "0" and p["state"].startswith("not requested") and p["count"] is None and p["p50"] is None,
+     "without --kernel-fault-time: state %r, figures null, same keys" % p["state"])
+t.done()
+PY
