@@ -234,10 +234,10 @@ void ktrace_hist_summary(const struct ktrace_hist *h, struct ktrace_result *out)
 		count += h->hits[i];
 		sum += (long double)h->keys[i] * (long double)h->hits[i];
 	}
-	/* Intervals of 0: both probes read the same clock value around a
-	 * whole handle_mm_fault(). Seen under plain QEMU TCG (about a third
-	 * of the faults of a run), never under -icount: not a fault's cost,
-	 * so counted apart and left out of the figures below. */
+	/* Intervals of 0: both probes' time stamps equal around a whole
+	 * handle_mm_fault(), which no fault can take. Seen under plain QEMU
+	 * TCG (up to a third of the faults of a run), never under -icount;
+	 * the cause is not established. Counted apart, left out below. */
 	if (h->n && h->keys[0] == 0) {
 		zero = h->hits[0];
 		timed.keys++;
@@ -810,8 +810,8 @@ void ktrace_write_json(struct json_writer *w, const char *key, bool requested, c
 		json_key_double(w, "mean", r->mean);
 	else
 		json_key_null(w, "mean");
-	/* Faults timed at 0 (a clock artifact of plain TCG), in count but not
-	 * in min..max and mean. */
+	/* Faults timed at 0 (seen under plain TCG only), in count but not in
+	 * min..max and mean. */
 	u64_or_null(w, "zero_intervals", have, have ? r->zero_intervals : 0);
 	u64_or_null(w, "entries_dropped", have, have ? r->entries_dropped : 0);
 	u64_or_null(w, "probe_missed", have, have ? r->probe_missed : 0);

@@ -102,8 +102,8 @@ int ktrace_hist_parse(const char *text, const char *key, struct ktrace_hist *h, 
 void ktrace_hist_free(struct ktrace_hist *h);
 /* count, min, p50..p999 (nearest rank: exact, the keys being exact
  * values), max, mean and entries_dropped of h into *out; the rest of *out
- * is left alone. An interval of 0 (a clock artifact: both reads equal,
- * seen under plain TCG only) is counted in count and zero_intervals and
+ * is left alone. An interval of 0 (both time stamps equal, seen under
+ * plain TCG only, cause not established) is counted in count and zero_intervals and
  * left out of min..max and mean. */
 void ktrace_hist_summary(const struct ktrace_hist *h, struct ktrace_result *out);
 
