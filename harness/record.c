@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "csv.h"
@@ -140,6 +141,27 @@ static void page_size_obtained(const struct run_state *rs, struct run_result *r)
 			uint64_t pmd_only = 4096 * (blocks_spanned(rs->region.addr, rs->cfg.size, 1ull << 30) +
 						    blocks_spanned(rs->region.addr, rs->cfg.size, 1ull << 39));
 			r->page_mixed = r->region_max > (int64_t)pmd_only;
+		}
+	} else if (rs->region.dax && rs->cfg.backend->page_tables_shared && rs->cfg.page != PAGE_MODE_4K) {
+		/* A DAX file under shared page tables, the kernel choosing the
+		 * size: smaps cannot see PMD mappings of device memory, and a
+		 * probe would attach as one more sharer. The faults tell: every
+		 * 4 KiB page touched, fewer faults than pages means larger
+		 * mappings (several sharers may fault one mapping at once, so
+		 * the count is not the number of mappings). */
+		uint64_t pages = rs->cfg.size / 4096;
+		uint64_t faults = r->fc.faults_taken + r->fc.preempted_faults;
+		if (r->slot.pages_touched < pages || faults == 0) {
+			r->page_bytes = 0;
+			r->page_source = "unknown: a DAX file under shared page tables (smaps cannot see PMD mappings "
+					 "of device memory) and the workload did not touch every 4 KiB page";
+		} else {
+			r->page_bytes = faults < pages ? 2u << 20 : 4096;
+			snprintf(r->page_source_text, sizeof(r->page_source_text),
+				 "fault count: %" PRIu64 " faults for the %" PRIu64 " 4 KiB pages of the region, "
+				 "every one touched (DAX under shared page tables)",
+				 faults, pages);
+			r->page_source = r->page_source_text;
 		}
 	} else {
 		r->page_bytes = s->kernel_page_bytes ? s->kernel_page_bytes : 4096;

@@ -32,8 +32,8 @@ echo "# fault-time: booting the patched kernel under QEMU (TCG); about a minute 
 kernel/vm/run.sh --no-build --align 4K --hugepages 16 --mem 2G --pmem 1 --timeout 600 --fail-on-warning \
 	--out "$out" -- sh -c 'KTRACE_GUEST_KEEP=/out /guest/tests/harness/ktrace-guest 1024 >/out/ktrace.tap 2>&1; echo $? >/out/ktrace.rc
 		common="--workers 3 --size 8M --workload touch --write --quiet"
-		for b in "file --path /mnt/pmem --page 4k" "mshare --path /mnt/pmem" "anon" "hugetlb-2m"; do
-			n=${b%% *}
+		for b in "file file --path /mnt/pmem --page 4k" "mshare mshare --path /mnt/pmem --page 4k" "mshare-any mshare --path /mnt/pmem" "anon anon" "hugetlb-2m hugetlb-2m"; do
+			n=${b%% *}; b=${b#* }
 			mshare-bench run --backend $b $common --kernel-fault-time --out /out/run-$n.json 2>/out/run-$n.err
 			echo $? >/out/run-$n.rc
 			ls /sys/kernel/tracing/instances >/out/run-$n.instances 2>&1
@@ -61,7 +61,7 @@ def text(name):
         return open(os.path.join(out, name)).read().strip()
     except OSError as e:
         return "(%s)" % e
-for n, extra in (("file", 0), ("mshare", 1), ("anon", 0), ("hugetlb-2m", 0)):
+for n, extra in (("file", 0), ("mshare", 1), ("mshare-any", 1), ("anon", 0), ("hugetlb-2m", 0)):
     rc = text("run-%s.rc" % n)
     if rc != "0":
         t.ok(False, "%s: mshare-bench run --kernel-fault-time exited %s: %s" % (n, rc, text("run-%s.err" % n)))
@@ -73,6 +73,33 @@ for n, extra in (("file", 0), ("mshare", 1), ("anon", 0), ("hugetlb-2m", 0)):
     user = fc["faults"]["faults_taken"] + fc["preempted"]["faults"]
     want = user + extra * workers
     t.ok(k["state"] == "measured" and k["error"] == "", "%s: kernel fault time measured (state %r, error %r)" % (n, k["state"], k["error"]))
+    # The user side alone, exactly: with their own page tables the workers
+    # each fault every page of the region once (8 MiB: 2,048 4 KiB pages,
+    # 4 huge pages). mshare's workers share one set: together they fault
+    # each mapping once at least (several may fault the same one at once).
+    # Its region is on a DAX file: with --page 4k it gets 4 KiB PTEs (4 PTE
+    # pages for 8 MiB in the shared set); without, the 2 MiB-aligned file
+    # gets PMD mappings (no PTE page at all), and the record infers 2 MiB
+    # from the fault count; the shared set's page-table pages (meminfo)
+    # check that inference independently.
+    pages = {"file": 2048, "anon": 2048, "hugetlb-2m": 4}.get(n)
+    psize = r["results"]["page_size_bytes"]
+    if pages is not None:
+        t.ok(user == workers * pages and fc["faults"]["count"] + fc["preempted"]["count"] == workers * pages
+             and fc["faults_per_worker"]["min"] == fc["faults_per_worker"]["max"] == pages,
+             "%s: every worker faulted each of its %d pages once: %d faults for %d touches (%d preempted), per worker %s..%s"
+             % (n, pages, user, fc["touches"], fc["preempted"]["count"], fc["faults_per_worker"]["min"], fc["faults_per_worker"]["max"]))
+    else:
+        want_psize = 4096 if n == "mshare" else 2 << 20
+        mappings = (8 << 20) // want_psize
+        pt = r["results"]["pagetables"]["meminfo_delta_bytes"]
+        pt_ok = 4 * 4096 <= pt <= 5 * 4096 if n == "mshare" else pt <= 4096
+        t.ok(psize == want_psize and mappings <= user < (2048 if n == "mshare-any" else workers * 2048 + 1) and pt_ok,
+             "%s: page size %d B (want %d: %s); the shared page tables took %d faults for the region's %d mappings, "
+             "per worker %s..%s; the shared set is %d B of page tables (%s)"
+             % (n, psize, want_psize, r["results"].get("page_size_source"), user, mappings,
+                fc["faults_per_worker"]["min"], fc["faults_per_worker"]["max"], pt,
+                "4 PTE pages and a PMD page at most" if n == "mshare" else "no PTE page: PMD mappings"))
     t.ok(k["count"] == want and user > 0,
          "%s: the kernel timed %s faults in the region; the workers' touches took %d (getrusage)%s"
          % (n, k["count"], user, " + %d (one shared P4D install per mshare worker, not in minflt)" % workers if extra else ""))
