@@ -46,12 +46,41 @@ static void bracketed(const char *path, char *out, size_t len)
 	}
 }
 
+/* cpu_model's reading of /proc/cpuinfo, also for cpu_hypervisor. */
+static char cpuinfo[1 << 16];
+static int cpuinfo_read = -1;
+
+static const char *cpuinfo_text(void)
+{
+	if (cpuinfo_read < 0)
+		cpuinfo_read = procfs_read("/proc/cpuinfo", cpuinfo, sizeof(cpuinfo)) < 0 ? 0 : 1;
+	return cpuinfo_read ? cpuinfo : NULL;
+}
+
+/* 1 when the first CPU's flags carry "hypervisor" (the CPU says it runs
+ * under one: this "host" is itself a virtual machine), 0 when they do
+ * not, -1 when there are no flags to read. */
+static int cpu_hypervisor(void)
+{
+	const char *t = cpuinfo_text();
+	const char *f = t ? strstr(t, "\nflags") : NULL;
+	if (!f)
+		return -1;
+	const char *end = strchr(f + 1, '\n');
+	size_t n = end ? (size_t)(end - f) : strlen(f);
+	for (const char *p = f; (p = strstr(p, " hypervisor")) && (size_t)(p - f) < n; p++)
+		if (p[11] == ' ' || p[11] == '\n' || p[11] == '\0')
+			return 1;
+	return 0;
+}
+
 static void cpu_model(char *out, size_t len)
 {
-	static char buf[1 << 16];
+	static char buf[sizeof(cpuinfo)];
 	snprintf(out, len, "unknown");
-	if (procfs_read("/proc/cpuinfo", buf, sizeof(buf)) < 0)
+	if (!cpuinfo_text())
 		return;
+	memcpy(buf, cpuinfo, sizeof(buf));
 	char *p = strstr(buf, "model name");
 	if (!p)
 		return;
@@ -90,6 +119,11 @@ void environment_write_json(struct json_writer *w)
 		json_key_null(w, "mshare_size");
 	cpu_model(buf, sizeof(buf));
 	json_key_string(w, "cpu", buf);
+	int hv = cpu_hypervisor();
+	if (hv < 0)
+		json_key_null(w, "cpu_hypervisor");
+	else
+		json_key_bool(w, "cpu_hypervisor", hv);
 	json_key_i64(w, "cpus", sysconf(_SC_NPROCESSORS_ONLN));
 
 	hwloc_topology_t topo;
@@ -118,6 +152,19 @@ void environment_write_json(struct json_writer *w)
 		snprintf(host, sizeof(host), "unknown");
 	host[sizeof(host) - 1] = '\0';
 	json_key_string(w, "hostname", host);
+	/* The load averages when the record was written (the run's own
+	 * workers included): what else the machine was doing shows in
+	 * host-ns times, not in the guest's instruction clock. */
+	if (procfs_read("/proc/loadavg", buf, sizeof(buf)) >= 0) {
+		char *sp = buf;
+		for (int k = 0; k < 3 && sp; k++)
+			sp = strchr(sp + 1, ' ');
+		if (sp)
+			*sp = '\0';
+		json_key_string(w, "loadavg", buf);
+	} else {
+		json_key_null(w, "loadavg");
+	}
 	json_key_string(w, "tool_version", environment_version());
 	json_end_object(w);
 }
