@@ -144,7 +144,7 @@ def read_kv(path):
     return out
 
 
-FIELDS = ("kernel", "build", "cpu", "cpus", "memory", "numa_nodes", "hostname", "tool_version", "clock", "timer",
+FIELDS = ("kernel", "build", "cpu", "cpus", "memory", "numa_nodes", "hostname", "tool_version", "clock", "unit", "timer",
           "schema", "backing")
 
 
@@ -169,6 +169,7 @@ def conditions(run):
                                ("memory", _size(env.get("mem_total_bytes"))),
                                ("numa_nodes", env.get("numa_nodes")), ("hostname", env.get("hostname")),
                                ("tool_version", env.get("tool_version")), ("clock", env.get("clock")),
+                               ("unit", env.get("time_unit")),
                                ("timer", runrecords.lookup(r, "results.clock")),
                                ("schema", r.get("schema_version")),
                                ("backing", runrecords.lookup(r, "results.fs_type"))):
@@ -183,6 +184,12 @@ def conditions(run):
             what = table.get(name)
             if what:
                 notes.append("%s: %s" % (name, what))
+            elif name == "host-ns":
+                notes.append("host-ns: hardware nanoseconds of the host's clock (%s), on the CPU named below."
+                             % (" / ".join(c["timer"]) or "CLOCK_MONOTONIC"))
+            elif name == "guest-unknown":
+                notes.append("guest-unknown: the guest did not say how QEMU ran it (no /etc/mshare-bench-clock);"
+                             " its times are emulated or hardware, the record cannot tell.")
             if name == "guest-instructions" and cannot:
                 notes.append("What it cannot show: " + cannot)
         if not clocks:
@@ -199,9 +206,13 @@ def conditions(run):
         c["clock_notes"] = notes
         c["clock_shown"] = clocks or (["%s (results.clock)" % t for t in c["timer"]] if platform == "host" else []) \
             or ["not recorded"]
-        c["time_unit"] = ("guest instructions (the records' _ns fields count instructions)"
-                          if clocks == ["guest-instructions"] else "ns" if clocks or platform == "host"
-                          else "ns (emulated)")
+        if c["unit"]:
+            c["time_unit"] = ", ".join(c["unit"]) + (
+                " (the records' _ns fields count guest instructions)" if "instructions" in c["unit"] else "")
+        else:
+            c["time_unit"] = ("guest instructions (the records' _ns fields count instructions)"
+                              if clocks == ["guest-instructions"] else "ns" if clocks or platform == "host"
+                              else "ns (emulated)")
         out.append(c)
     return out
 
@@ -244,6 +255,8 @@ def metric_unit_label(metric):
 def fmt(value, unit):
     if value is None:
         return "-"
+    if unit == "instructions":
+        return "{:,.0f} instructions".format(value)
     if unit == "count":
         return "%.3g" % value if abs(value) < 1000 else "{:,.0f}".format(value)
     return runrecords.human(value, unit)
@@ -254,15 +267,21 @@ def question_table(run, metrics):
     cols = []
     for m in metrics:
         unit, label = metric_unit_label(m)
-        cols.append({"name": m, "label": label, "unit": {"count": "", "1/s": "per s"}.get(unit, unit)})
+        cols.append({"name": m, "label": label,
+                     "unit": {"count": "", "1/s": "per s", "ns": "time: the platform's clock"}.get(unit, unit)})
     rows = []
     for pid in run.point_ids():
         if pid not in run.records:
             continue
         p = run.point_by_id.get(pid, {})
+        # Under the instruction clock a guest's "ns" are instructions.
+        instructions = all(runrecords.lookup(r, "environment.clock") == "guest-instructions"
+                           for _, r in run.records[pid])
         cells, any_value = [], False
         for m in metrics:
             unit, _ = metric_unit_label(m)
+            if unit == "ns" and instructions:
+                unit = "instructions"
             s = runrecords.spread(point_values(run, pid, m))
             if s is None:
                 cells.append({"median": "-", "range": "", "wide": False, "raw": ""})
@@ -322,7 +341,8 @@ def figures(run, report_tmp):
     """SVG figures: the run's plots/ when it has them (linked as
     ../plots/NAME.svg), else drawn by plots/plot-run into the report."""
     plots = os.path.join(run.path, "plots")
-    svgs = sorted(os.path.basename(p) for p in glob.glob(os.path.join(plots, "*.svg")))
+    # An empty file is a figure gnuplot did not draw (plot-run says so).
+    svgs = sorted(os.path.basename(p) for p in glob.glob(os.path.join(plots, "*.svg")) if os.path.getsize(p) > 0)
     if svgs:
         return ["../plots/" + s for s in svgs], None
     if not run.records:
@@ -340,11 +360,17 @@ def figures(run, report_tmp):
                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
         out = os.path.join(report_tmp, "figures")
         os.makedirs(out, exist_ok=True)
-        names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(work, "plots", "*.svg")))
+        # The figures it drew are the ones it prints; its warnings (a
+        # figure not drawn, and why) go on the page with the paths made
+        # the run's own.
+        names = sorted(os.path.basename(p) for p in r.stdout.splitlines()
+                       if p.endswith(".svg") and os.path.isfile(p) and os.path.getsize(p) > 0)
         for n in names:
             shutil.copy(os.path.join(work, "plots", n), os.path.join(out, n))
-        note = None if r.returncode == 0 else "plots/plot-run exited %d: %s" % (
-            r.returncode, (r.stderr.strip().splitlines() or [""])[-1])
+        warnings = [line for line in r.stderr.splitlines() if line.startswith("plot-run:")]
+        note = "; ".join(w.replace(work, run.name) for w in warnings) or None
+        if r.returncode != 0:
+            note = "plots/plot-run exited %d%s" % (r.returncode, ": " + note if note else "")
         return ["figures/" + n for n in names], note
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
