@@ -405,8 +405,14 @@ def page(run, run_arg, report_tmp):
                for pid in run.point_ids() for rep, _ in run.records.get(pid, [])]
     data_files = [n for n in ("records.csv", "summary.csv", "summary.txt", "failed.txt", "skipped.txt",
                               "runs.log") if os.path.exists(os.path.join(run.path, n))]
+    created = m.get("created")
+    if not created:
+        stamp = re.search(r"-(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$", run.name)
+        if stamp:
+            created = "%s-%s-%sT%s:%s:%sZ (from the directory's name; the manifest has no date)" % stamp.groups()
     return {
         "name": run.name,
+        "created": created,
         "manifest": {k: m.get(k) for k in ("sweep", "description", "spec_path", "command", "created",
                                            "repeats", "timeout", "vm_args")},
         "spec_text": m.get("spec_text") or "",
