@@ -156,6 +156,68 @@ try:
             t.ok(os.path.getsize(SHOT) > 0, "chromium: screenshot saved (%s)" % os.path.relpath(SHOT, tap.ROOT))
         finally:
             browser.close()
+
+    # The comparison page: the same run again with MS's page tables tripled
+    # (a significant difference) on a kernel whose name is hostile.
+    other = os.path.join(d, "h2h-other")
+    shutil.copytree(run, other, ignore=shutil.ignore_patterns("report"))
+    HOSTILE_KERNEL = '6.99<script>window.__pwned4=1</script>'
+    for path in glob.glob(os.path.join(other, "records", "*.json")):
+        with open(path) as f:
+            rec = json.load(f)
+        rec["environment"]["kernel"] = HOSTILE_KERNEL
+        if os.path.basename(path).startswith(MS + "."):
+            rec["results"]["pagetables"]["meminfo_delta_bytes"] *= 3
+        with open(path, "w") as f:
+            json.dump(rec, f)
+    out = os.path.join(d, "cmp")
+    r = tap.run([TOOL, run, other, "--out", out])
+    cindex = os.path.join(out, "index.html")
+    t.ok(r.returncode == 0 and os.path.isfile(cindex), "comparison page: RUN_A RUN_B --out DIR, exit 0",
+         r.stdout + r.stderr)
+    with open(cindex) as f:
+        chtml = f.read()
+    before = chtml
+    r = tap.run([TOOL, run, other, "--out", out])
+    with open(cindex) as f:
+        t.ok(r.returncode == 0 and f.read() == before and sorted(os.listdir(out)) == ["index.html"],
+             "comparison page made again over itself: the same bytes")
+    busy = os.path.join(d, "busy")
+    os.makedirs(busy)
+    open(os.path.join(busy, "keep.txt"), "w").close()
+    r = tap.run([TOOL, run, other, "--out", busy])
+    t.ok(r.returncode == 1 and "not replaced" in r.stderr and os.listdir(busy) == ["keep.txt"],
+         "an --out directory holding other files is refused, untouched", r.stderr)
+    csvr = tap.run([os.path.join(tap.ROOT, "bench", "compare"), "--csv", "--metrics", "pt_meminfo", run, other])
+    want_mean = [row.split(",")[7] for row in csvr.stdout.splitlines() if row.startswith(MS + ",")]
+    if browser is None:
+        t.skip("chromium: comparison page: differing kernel at the top, significant difference listed, "
+               "cell = bench/compare, hostile kernel text, no console error", "no browser (above)")
+    else:
+        browser = cdp.Browser()
+        try:
+            page = browser.open("file://" + cindex, 1300, 900)
+            got = page.eval("(function(){"
+                            "var rows = Array.from(document.querySelectorAll('#conditions-differ tr.differ'))"
+                            ".map(function(r){return r.textContent;});"
+                            "var sig = document.querySelector('#significant-list') ? "
+                            "document.querySelector('#significant-list').textContent : '';"
+                            "var c = document.querySelector('#table-pt_meminfo tr[data-point=\"%s\"] td[data-mean]:nth-of-type(3)');"
+                            "return [rows, sig, c && c.getAttribute('data-mean'), !!document.scripts.length,"
+                            " typeof window.__pwned4];})()" % MS)
+            errors = [p for m, p in page.events if m == "Runtime.exceptionThrown"
+                      or (m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"))
+                      or (m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error")]
+            urls = [p["request"]["url"] for m, p in page.events if m == "Network.requestWillBeSent"]
+            rows, sig, cell, scripts, pwned = got
+            t.ok(any("kernel release" in x and HOSTILE_KERNEL in x for x in rows) and MS in sig
+                 and want_mean and cell == want_mean[0] and not scripts and pwned == "undefined"
+                 and not errors and all(u.startswith("file://") for u in urls),
+                 "chromium: comparison page: differing kernel at the top, significant difference listed, "
+                 "cell = bench/compare, hostile kernel text, no console error", json.dumps([got, want_mean, errors]))
+            page.screenshot(os.path.join(ARTIFACTS, "report-compare-screenshot.png"))
+        finally:
+            browser.close()
 finally:
     tap.cleanup(d)
 t.done()
