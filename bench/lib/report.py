@@ -237,7 +237,13 @@ def vm_envs(run):
     return out
 
 
+# Figures whose 0 means "none" (a pt-footprint run does no operations).
+ZERO_IS_NONE = {"ops_per_s"}
+
+
 def point_values(run, pid, metric):
+    if metric in ZERO_IS_NONE:
+        return [v for v in run.values(pid, metric) if v]
     if metric in EXTRA:
         fn = EXTRA[metric][0]
         vals = [fn(r) for _, r in run.records.get(pid, [])]
