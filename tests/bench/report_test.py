@@ -1,6 +1,7 @@
 import glob
 import json
 import os
+import re
 import shutil
 import sys
 
@@ -42,12 +43,16 @@ def small_run(d):
     for p in keep:
         for path in glob.glob(os.path.join(REF, "records", p["id"] + ".r*.json")):
             shutil.copy(path, os.path.join(run, "records"))
-    path = os.path.join(run, "records", MS + ".r1.json")
-    with open(path) as f:
-        rec = json.load(f)
-    rec["environment"]["hostname"] = HOSTILE_HOST
-    with open(path, "w") as f:
-        json.dump(rec, f, indent=2)
+    # As a guest under the instruction clock would record them (schema 6).
+    for path in glob.glob(os.path.join(run, "records", "*.json")):
+        with open(path) as f:
+            rec = json.load(f)
+        rec["environment"]["clock"] = "guest-instructions"
+        rec["environment"]["time_unit"] = "instructions"
+        if os.path.basename(path) == MS + ".r1.json":
+            rec["environment"]["hostname"] = HOSTILE_HOST
+        with open(path, "w") as f:
+            json.dump(rec, f, indent=2)
     with open(os.path.join(run, "failed.txt"), "w") as f:
         f.write("%s: %s\n" % (failed["id"], HOSTILE_WHY))
     open(os.path.join(run, "skipped.txt"), "w").close()
@@ -96,6 +101,13 @@ try:
     t.ok(all(("../records/%s.r1.json" % pid) in html for pid in kept) and 'href="../records.csv"' not in html,
          "links to every record (relative); no link to a CSV the run does not have")
     t.ok(failed_id in html and "timed out" in html, "the failed point and its reason are on the page")
+    clock_row = [c.strip() for c in open(os.path.join(tap.ROOT, "kernel", "vm", "README.md")).read().splitlines()
+                 if "`guest-instructions`" in c and c.startswith("|")]
+    words = clock_row[0].strip("|").split("|")[-1].strip() if clock_row else None
+    t.ok(words and words.replace("'", "&#39;") in html and "What it cannot show: contention between CPUs" in html,
+         "the clock: kernel/vm/README.md's words for guest-instructions and what it cannot show", words)
+    t.ok(re.search(r'data-metric="fault_p50"[^>]*>[0-9,]+ instructions<', html) is not None,
+         "under the instruction clock the fault table says instructions, not ns")
 
     before = tree(os.path.join(run, "report"))
     r = tap.run([TOOL, run])
