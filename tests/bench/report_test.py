@@ -169,6 +169,35 @@ try:
         finally:
             browser.close()
 
+    # 500 points: one collapsed table per question, the figures once each.
+    big = os.path.join(d, "big")
+    os.makedirs(os.path.join(big, "records"))
+    os.makedirs(os.path.join(big, "plots"))
+    with open(os.path.join(run, "records", MS + ".r1.json")) as f:
+        proto = json.load(f)
+    with open(os.path.join(run, "manifest.json")) as f:
+        m = json.load(f)
+    base_point = [p for p in m["points"] if p["id"] == MS][0]
+    m["points"] = []
+    for i in range(1, 501):
+        p = dict(base_point, workers=i, id="guest-mshare-4k-w%d-s256M-pt-footprint" % i)
+        m["points"].append(p)
+        proto["config"]["workers"] = i
+        proto["results"]["pagetables"]["meminfo_delta_bytes"] = 4096 * i
+        with open(os.path.join(big, "records", p["id"] + ".r1.json"), "w") as f:
+            json.dump(proto, f)
+    with open(os.path.join(big, "manifest.json"), "w") as f:
+        json.dump(m, f)
+    with open(os.path.join(big, "plots", "1-pagetables-guest.svg"), "w") as f:
+        f.write('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10"/></svg>\n')
+    r = tap.run([TOOL, big])
+    with open(os.path.join(big, "report", "index.html")) as f:
+        bightml = f.read()
+    tables = re.findall(r'<details class="numbers">.*?</details>', bightml, re.S)
+    t.ok(r.returncode == 0 and 1 <= len(tables) <= 5 and bightml.count("<table class=\"numbers\"") == len(tables)
+         and all(x.count("<tr data-point=") == 500 for x in tables) and bightml.count("<img ") == 1,
+         "500 points: %d collapsed tables of 500 rows, one figure, not one per point" % len(tables), r.stderr)
+
     # The comparison page: the same run again with MS's page tables tripled
     # (a significant difference) on a kernel whose name is hostile.
     other = os.path.join(d, "h2h-other")
