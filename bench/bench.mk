@@ -10,7 +10,9 @@
 #                                 runs the sweep and plots it
 #   make plots [RUN=RUN_DIR]      (re)draw the figures of a run (default: the newest)
 #   make compare A=RUN B=RUN [C=RUN]   compare runs point by point (CSV=1 for CSV)
-.PHONY: bench sweep vm-sweep plots compare
+#   make reports [RUNS="DIR..."]  (re)write RUN/report/index.html (bench/report) of every run
+#                                 directory under results/ (or of RUNS)
+.PHONY: bench sweep vm-sweep plots compare reports
 
 bench:
 	@scripts/deps.sh
@@ -37,3 +39,8 @@ plots:
 compare:
 	@[ -n "$(A)" ] && [ -n "$(B)" ] || { echo "usage: make compare A=RUN_DIR B=RUN_DIR [C=RUN_DIR] [CSV=1]" >&2; exit 2; }
 	@bench/compare $(if $(CSV),--csv) $(A) $(B) $(C)
+
+reports:
+	@rc=0; for r in $(or $(RUNS),results/*/); do \
+	if [ -f "$$r/manifest.json" ]; then bench/report "$$r" || rc=1; \
+	else echo "make reports: $$r: no manifest.json, not a run directory: skipped" >&2; fi; done; exit $$rc

@@ -1,6 +1,6 @@
 """Every front end fed the bad-input corpus of this directory (TAP).
 
-run.txt, plan.txt, compare.txt, side-by-side.txt and sweep.txt hold command
+run.txt, plan.txt, compare.txt, side-by-side.txt, sweep.txt and report.txt hold command
 lines (NEEDLE<TAB>ARGS), specs.txt bad sweep specs (see README.md). An input
 is handled when the tool exits non-zero (and not with a "record written"
 status), prints nothing on stdout and ONE line on stderr that contains
@@ -30,6 +30,7 @@ TOOLS = {
     "plan": [HARNESS, "plan"],
     "compare": [PY, os.path.join(ROOT, "bench", "compare")],
     "side-by-side": [PY, os.path.join(ROOT, "bench", "side-by-side")],
+    "report": [PY, os.path.join(ROOT, "bench", "report")],
     "sweep": [PY, os.path.join(ROOT, "bench", "sweep")],
 }
 TIMEOUT = 120
@@ -154,7 +155,7 @@ def spec_cases():
 baseline = snapshot(FIX)
 tried = handled = 0
 mishandled = []
-cases = [c for tool in ("run", "plan", "compare", "side-by-side", "sweep") for c in cli_cases(tool)]
+cases = [c for tool in ("run", "plan", "compare", "side-by-side", "sweep", "report") for c in cli_cases(tool)]
 cases += list(spec_cases())
 for where, tool, needle, args, spec in cases:
     d = tempfile.mkdtemp(dir=WORKROOT)

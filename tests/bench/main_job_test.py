@@ -29,6 +29,10 @@ try:
     tail = out.rstrip().splitlines()[-8:]
     t.ok(any("GUEST PART NOT RUN (HOST_ONLY=1)" in l for l in tail) and tail[-1].startswith("#####"),
          "the end of the output names the skipped guest part", "\n".join(tail))
+    page = os.path.join(d, "results", runs[0], "report", "index.html") if len(runs) == 1 else ""
+    t.ok(any(l.startswith("#  report (open in a browser): ") and l.endswith("report/index.html") for l in tail)
+         and os.path.isfile(page), "the run's page (bench/report) is written and named beside the headline",
+         "\n".join(tail))
     t.ok("make kernel" not in r.stderr, "HOST_ONLY=1 does not build the kernel", r.stderr)
     r = tap.run([JOB], env=dict(env, HOST_ONLY="yes"))
     t.ok(r.returncode == 2 and "HOST_ONLY='yes'" in r.stderr, "HOST_ONLY=yes refused, named (exit %d)" % r.returncode,
