@@ -66,6 +66,7 @@ test-build:: $(BIN)
 # MSHARE_SKIP_DEBUG=1 skips that tier and its build, saying so
 # (make test-debug runs the tier alone).
 test: test-build
+	@scripts/deps.sh --tests
 	@if [ "$(MSHARE_SKIP_GUEST)" = 1 ]; then \
 		echo "make test: MSHARE_SKIP_GUEST=1: the kernel and guest tests are skipped, the patched kernel is not built"; \
 	else \

@@ -6,10 +6,16 @@
 # DEPS_LOCK_TIMEOUT seconds, default 600) and says so, instead of failing.
 set -eu
 PACKAGES="build-essential pkg-config libpmem-dev libpmem2-dev libnuma-dev libhwloc-dev libjansson-dev \
-ndctl daxctl gnuplot-nox python3 python3-jinja2 qemu-system-x86 busybox-static e2fsprogs cpio \
-chromium"
-# python3-jinja2: bench/report's HTML page; chromium (headless): the report's
-# browser test, tests/bench/report.sh.
+ndctl daxctl gnuplot-nox python3 python3-jinja2 qemu-system-x86 busybox-static e2fsprogs cpio"
+# python3-jinja2: bench/report's HTML page. With --tests (make test,
+# .ci/run) also what only the tests use: chromium (headless), the report's
+# browser test, tests/bench/report.sh; a plain `make` or `make bench` does
+# not install a browser.
+case "${1:-}" in
+--tests) PACKAGES="$PACKAGES chromium" ;;
+'') ;;
+*) echo "deps: unknown argument '$1' (usage: scripts/deps.sh [--tests])" >&2; exit 2 ;;
+esac
 lock_timeout=${DEPS_LOCK_TIMEOUT:-600}
 case "$lock_timeout" in
 ''|*[!0-9]*) echo "deps: DEPS_LOCK_TIMEOUT='$lock_timeout' is not a whole number of seconds" >&2; exit 2 ;;
