@@ -8,7 +8,17 @@ no clock: their times are ns of whatever clock the platform had, said as
 "clock not recorded (schema N)", never guessed.
 """
 
-from runrecords import lookup
+
+
+def lookup(record, dotted):
+    """record['a']['b'] for 'a.b'; None when any part is missing (as
+    runrecords.lookup, which imports this module)."""
+    node = record
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
 
 CLOCK_TEXT = {
     "guest-instructions": "guest, instruction clock",
