@@ -78,6 +78,28 @@ try:
     t.ok(r.returncode == 1 and r.stdout == "" and "shm-4k-w4-s16M-pt-footprint" in r.stderr
          and "clock host-ns" in r.stderr and "clock guest-instructions" in r.stderr,
          "points under different clocks: refused (exit 1), both clocks named", r.stdout + r.stderr)
+    # Records older than environment.clock (any schema below 5) compare with
+    # each other as before, never with a named clock.
+    olds = []
+    for n, (src, schema) in enumerate(((runs[0], 1), (runs[1], 3))):
+        dst = os.path.join(d, "old-%d" % n)
+        shutil.copytree(src, dst)
+        for path in glob.glob(os.path.join(dst, "records", "*.json")):
+            with open(path) as f:
+                rec = json.load(f)
+            rec["environment"].pop("clock")
+            rec["environment"].pop("time_unit", None)
+            rec["results"].pop("fault_cost")
+            rec["schema_version"] = schema
+            with open(path, "w") as f:
+                json.dump(rec, f)
+        olds.append(dst)
+    r = tap.run([compare] + olds)
+    t.ok(r.returncode == 0 and "first-touch p50" in r.stdout and "clock not recorded" not in r.stderr,
+         "two runs without a recorded clock (schema 1 and 3) are compared", r.stdout[-500:] + r.stderr)
+    r = tap.run([compare, olds[0], runs[1]])
+    t.ok(r.returncode == 1 and "clock unrecorded (schema 1)" in r.stderr and "clock host-ns" in r.stderr,
+         "no recorded clock against host-ns: refused, both named", r.stderr)
     r = tap.run([compare, "--metrics", "pt_meminfo,pt_vmpte", runs[0], other])
     t.ok(r.returncode == 0 and "shm-4k-w4-s16M-pt-footprint" in r.stdout,
          "page tables alone (no clock) are still compared", r.stderr)
