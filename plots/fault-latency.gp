@@ -28,6 +28,9 @@ time_format = ns ? "%.0s %cs" : "%.0s %c"
 unit_word = ns ? "time" : "instructions"
 set logscale y 10
 set format y time_format
+# Labelled tics at 1, 2 and 5 of each decade: fault costs of two backends
+# often lie within one decade.
+do for [e=-10:12] { set ytics add (2 * 10.0**e, 5 * 10.0**e) }
 set ylabel sprintf("%s per fault (%s, log scale)", unit_word, unit)
 set key at screen 0.81, screen 0.88 left top vertical Left reverse noenhanced
 set multiplot layout 2,3 margins 0.06, 0.80, 0.07, 0.88 spacing 0.07, 0.14 title sprintf("Cost of one page fault vs workers, in %s (clock: %s, %s);\nbelow: a touch without a fault, faults per worker, pages touched per fault\n{/*0.85 %s}", unit, clock, clock_text, subtitle)
@@ -54,7 +57,12 @@ do for [j=1:words(with_nf_p50)] {
 	stats file_of(series(with_nf_p50, j)) using (column("nf_p50_max") * scale) nooutput
 	if (STATS_records > 0 && STATS_max > nf_hi) { nf_hi = STATS_max }
 }
-if (nf_hi > 0) { set yrange [nf_lo / 2:nf_hi * 2] }
+# Less than a decade between the lowest and highest: a linear axis from 0
+# (a log axis would have one labelled tic, or none).
+set ytics autofreq
+if (nf_hi == 0 || nf_hi >= 10 * nf_lo) { do for [e=-10:12] { set ytics add (2 * 10.0**e, 5 * 10.0**e) } }
+if (nf_hi > 0 && nf_hi < 10 * nf_lo) { unset logscale y; set yrange [0:nf_hi * 1.3]; set ylabel sprintf("%s per touch (%s)", unit_word, unit) }
+if (nf_hi > 0 && nf_hi >= 10 * nf_lo) { set yrange [nf_lo / 2:nf_hi * 2] }
 if (strlen(with_nf_p50) == 0) {
 	eval empty_panel
 } else {
@@ -64,6 +72,7 @@ if (strlen(with_nf_p50) == 0) {
 }
 
 set autoscale y
+set ytics autofreq
 set title "faults per worker\n{/*0.8 mean over workers; bars: least..most one worker took}"
 set ylabel "faults (log scale)"
 set format y "%g"
