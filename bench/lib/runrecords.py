@@ -12,20 +12,28 @@ import os
 import re
 
 import units
+import clocks
 import welch
 
 RECORD_RE = re.compile(r"^(?P<point>.+)\.r(?P<repeat>[0-9]+)\.json$")
 
 # The main figures: (short name, dotted key in the record, unit, label).
-# Units: "bytes", "ns", "s", "1/s". A record without a key simply has no
-# value for that figure (e.g. ops_per_s without a workload).
+# Units: "bytes", "ns", "s", "1/s", and "time": a time in the record's own
+# unit under its own clock (results.fault_cost.unit / environment.time_unit:
+# instructions under the guest's instruction clock, ns otherwise; clocks.py).
+# A record without a key simply has no value for that figure (e.g.
+# ops_per_s without a workload; fc_* in records older than schema 5).
 METRICS = [
     ("pt_meminfo", "results.pagetables.meminfo_delta_bytes", "bytes", "page tables, PageTables delta (meminfo)"),
     ("pt_vmpte", "results.pagetables.vmpte_sum_bytes", "bytes", "page tables, sum of VmPTE"),
     ("pt_per_worker", "results.pagetables.region_bytes_per_worker", "bytes", "region page tables per worker"),
-    ("fault_p50", "results.fault_latency_ns.p50", "ns", "first-touch latency p50"),
-    ("fault_p99", "results.fault_latency_ns.p99", "ns", "first-touch latency p99"),
-    ("fault_p999", "results.fault_latency_ns.p999", "ns", "first-touch latency p99.9"),
+    ("fc_p50", "results.fault_cost.faults.p50", "time", "cost of one real fault p50"),
+    ("fc_p99", "results.fault_cost.faults.p99", "time", "cost of one real fault p99"),
+    ("fc_p999", "results.fault_cost.faults.p999", "time", "cost of one real fault p99.9"),
+    ("nf_p50", "results.fault_cost.no_fault_touches.p50", "time", "a touch without a fault p50"),
+    ("fault_p50", "results.fault_latency_ns.p50", "time", "first-touch latency p50"),
+    ("fault_p99", "results.fault_latency_ns.p99", "time", "first-touch latency p99"),
+    ("fault_p999", "results.fault_latency_ns.p999", "time", "first-touch latency p99.9"),
     ("attach_s", "results.time_s.attach", "s", "attach time per worker (mean)"),
     ("touch_s", "results.time_s.touch", "s", "touch time"),
     ("total_s", "results.time_s.total", "s", "total wall time"),
@@ -34,7 +42,7 @@ METRICS = [
 METRIC_BY_NAME = {m[0]: m for m in METRICS}
 
 # Figures compared between runs by bench/compare.
-COMPARE_METRICS = ["pt_meminfo", "pt_vmpte", "fault_p50", "fault_p99", "fault_p999"]
+COMPARE_METRICS = ["pt_meminfo", "pt_vmpte", "fc_p50", "fc_p99", "fc_p999", "fault_p50", "fault_p99", "fault_p999"]
 
 
 def lookup(record, dotted):
@@ -141,10 +149,21 @@ class Run:
         key = METRIC_BY_NAME[metric][1]
         out = []
         for _, record in self.records.get(point_id, []):
+            if key.startswith("results.fault_cost.") and \
+                    not number(lookup(record, key.rsplit(".", 1)[0] + ".count")):
+                continue  # an empty histogram (no fault, or no touch without one) has no percentile
             v = number(lookup(record, key))
             if v is not None:
                 out.append(v)
         return out
+
+    def clock(self, point_id):
+        """(clock, unit) of a point's records (clocks.py); mixed clocks
+        joined with '+'."""
+        recs = [r for _, r in self.records.get(point_id, [])]
+        cl = sorted({clocks.clock(r) for r in recs}) or ["?"]
+        un = sorted({clocks.unit(r) for r in recs}) or ["?"]
+        return "+".join(cl), "+".join(un)
 
     def environment(self):
         """Environment of the first record (kernel, platform, cpu...)."""
@@ -190,6 +209,22 @@ def spread(values):
     }
 
 
+def human_time(value, tunit):
+    """A time in a record's unit: 4,383 instr (instructions) or 830 ns."""
+    if value is None:
+        return "-"
+    if tunit == "instructions":
+        v = float(value)
+        if abs(v) < 1e7:
+            return "{:,.0f} instr".format(v)
+        if abs(v) < 1e9:
+            return "%.4g M instr" % (v / 1e6)
+        return "%.4g G instr" % (v / 1e9)
+    if tunit == "ns":
+        return human(value, "ns")
+    return "%g %s" % (value, tunit)
+
+
 def human(value, unit):
     """A figure with a readable unit: 1.5 MiB, 830 ns, 2.31 s (bytes as
     the binary prints them: units.format_bytes)."""
@@ -224,13 +259,13 @@ def human_range(lo, hi, like, unit):
     return "%s-%s" % (short(lo / scale), short(hi / scale))
 
 
-SUMMARY_TEXT_METRICS = ["pt_meminfo", "pt_vmpte", "pt_per_worker", "fault_p50", "fault_p99", "fault_p999",
-                        "total_s"]
+SUMMARY_TEXT_METRICS = ["pt_meminfo", "pt_vmpte", "pt_per_worker", "fc_p50", "fc_p99", "fc_p999", "nf_p50",
+                        "fault_p50", "fault_p99", "total_s"]
 
 
 def summary_csv(run):
     header = ["point_id", "platform", "backend", "page", "workers", "size_bytes", "workload", "write",
-              "repeats"]
+              "repeats", "clock", "time_unit"]
     for name, _, unit, _ in METRICS:
         header += ["%s_median" % name, "%s_min" % name, "%s_max" % name, "%s_q1" % name, "%s_q3" % name]
     buf = io.StringIO()
@@ -242,6 +277,7 @@ def summary_csv(run):
         p = run.point_by_id.get(pid, {})
         row = [pid, p.get("platform", ""), p.get("backend", ""), p.get("page", ""), p.get("workers", ""),
                p.get("size_bytes", ""), p.get("workload", ""), p.get("write", ""), len(run.records[pid])]
+        row += list(run.clock(pid))
         for name, _, _, _ in METRICS:
             s = spread(run.values(pid, name))
             row += ["", "", "", "", ""] if s is None else [s["median"], s["min"], s["max"], s["q1"], s["q3"]]
@@ -249,24 +285,37 @@ def summary_csv(run):
     return buf.getvalue()
 
 
-SHORT_TEXT_METRICS = ["pt_meminfo", "pt_vmpte", "pt_per_worker", "fault_p50", "fault_p99"]
+SHORT_TEXT_METRICS = ["pt_meminfo", "pt_vmpte", "pt_per_worker", "fc_p50", "fc_p99", "nf_p50"]
 
 
 def summary_text(run, short=False):
     """A fixed-width table: per point the median of each main figure,
     with [min-max] over repeats when they differ (not when short)."""
     metrics = SHORT_TEXT_METRICS if short else SUMMARY_TEXT_METRICS
-    cols = ["point", "n"] + [METRIC_BY_NAME[m][0] for m in metrics]
+    cols = ["point", "n", "clock"] + [METRIC_BY_NAME[m][0] for m in metrics]
     rows = []
+    seen = {}
     for pid in run.point_ids():
         if pid not in run.records:
             continue
-        row = [pid, str(len(run.records[pid]))]
+        clock, tunit = run.clock(pid)
+        seen.setdefault((clock, tunit), 0)
+        seen[(clock, tunit)] += 1
+        row = [pid, str(len(run.records[pid])), clock]
         for m in metrics:
             unit = METRIC_BY_NAME[m][2]
+            if unit == "time":
+                unit = tunit if tunit in ("ns", "instructions") else "?"
             s = spread(run.values(pid, m))
-            if s is None:
+            if s is not None and unit == "s" and tunit == "instructions":
+                # time_s under the instruction clock: a guest second is 10^9 instructions.
+                row.append("%.3g G instr" % s["median"])
+            elif s is None:
                 row.append("-")
+            elif unit == "instructions":
+                spread_text = "" if short or s["n"] < 2 or s["min"] == s["max"] else \
+                    " [{:,.0f}-{:,.0f}]".format(s["min"], s["max"])
+                row.append(human_time(s["median"], unit) + spread_text)
             elif not short and s["n"] > 1 and s["median"] and (s["max"] - s["min"]) / abs(s["median"]) >= 0.01:
                 row.append("%s [%s]" % (human(s["median"], unit), human_range(s["min"], s["max"], s["median"],
                                                                               unit)))
@@ -285,9 +334,20 @@ def summary_text(run, short=False):
             "pt_vmpte = sum of VmPTE over the parked workers (whole processes, so their own page tables too; "
             "a shared page counted once per sharer)",
             "pt_per_worker = the region's page tables per worker (VmPTE minus the worker's untouched baseline); "
-            "fault_* = first-touch latency (one touch, not a fault: a touch of a page an earlier fault mapped takes "
-            "none; side-by-side gives the time per real fault); total_s = run wall time",
-            ""]
+            "fc_* = the cost of one real fault (results.fault_cost, schema 5 and up), nf_p50 = a touch without a "
+            "fault; fault_* = first-touch latency (one touch, not a fault: a touch of a page an earlier fault mapped "
+            "takes none); total_s = run wall time",
+            "times are in each point's unit under its clock (column clock, environment.clock): "
+            + "; ".join("%s: %s (%d point%s)" % (c, "instr = guest instructions" if u == "instructions" else u, n,
+                                                  "" if n == 1 else "s") for (c, u), n in sorted(seen.items()))
+            + ("; total_s under the instruction clock: G instr (10^9 guest instructions, a guest second)"
+               if any(u == "instructions" for _, u in seen) else ""),
+            ]
+    if rows and not any(run.values(pid, "fc_p50") or run.values(pid, "nf_p50") for pid in run.records):
+        schemas = sorted({str(lookup(r, "schema_version")) for reps in run.records.values() for _, r in reps})
+        head.append("fc_*, nf_p50: no fault_cost in these records (schema %s; records of schema 5 and up have it)"
+                    % ", ".join(schemas))
+    head.append("")
     if not rows:
         return "\n".join(head + ["(no records)"]) + "\n"
     widths = [max(len(r[i]) for r in rows + [cols]) for i in range(len(cols))]

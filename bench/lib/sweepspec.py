@@ -125,6 +125,7 @@ class Spec:
         self.excludes = []       # list of (line, [Condition])
         self.cond_args = []      # list of (line, [Condition], args string)
         self.cond_repeats = []   # list of (line, [Condition], repeats)
+        self.cond_clocks = []    # list of (line, [Condition], clock)
 
     def get(self, key):
         return self.values.get(key, DEFAULTS.get(key))
@@ -159,6 +160,9 @@ class Spec:
                                     seen.add(p["id"])
                                     p["args"] = self.args_for(p)
                                     p["repeats"] = self.repeats_for(p)
+                                    clock = self.clock_for(p)
+                                    if clock:
+                                        p["clock"] = clock
                                     points.append(p)
         return points
 
@@ -169,6 +173,19 @@ class Spec:
             if all(c.holds(point) for c in conds):
                 n = value
         return n
+
+    def clock_for(self, point):
+        """A guest point's clock (kernel/vm/run.sh --clock): `clock`, or
+        the last matching `clock[...]` line's value; None for host points
+        and when neither is set (the VM runner's default). The guest part
+        boots once per clock."""
+        if point["platform"] != "guest":
+            return None
+        clock = self.values.get("clock")
+        for _, conds, value in self.cond_clocks:
+            if all(c.holds(point) for c in conds):
+                clock = value
+        return clock
 
     def total_runs(self, points=None):
         return sum(p["repeats"] for p in (self.expand() if points is None else points))
@@ -323,10 +340,15 @@ def parse(text, path="<spec>", default_name=None):
         if key not in known:
             raise SpecError("%s: unknown key '%s' (known keys: %s)" % (where, key, ", ".join(known)))
         if conds_text is not None:
-            if key not in ("args", "repeats"):
-                raise SpecError("%s: only 'args' and 'repeats' take [conditions], not '%s'" % (where, key))
+            if key not in ("args", "repeats", "clock"):
+                raise SpecError("%s: only 'args', 'repeats' and 'clock' take [conditions], not '%s'" % (where, key))
             conds = parse_conditions(conds_text, where)
-            if key == "repeats":
+            if key == "clock":
+                if any(c.field == "platform" and c.op == "=" and "guest" not in c.values for c in conds):
+                    raise SpecError("%s: clock[...] applies to guest points only (the host has one clock)" % where)
+                spec.cond_clocks.append((lineno, conds, _check_scalar(key, value, where)))
+                spec.lines.setdefault("clock[]", lineno)
+            elif key == "repeats":
                 spec.cond_repeats.append((lineno, conds, _check_scalar(key, value, where)))
             else:
                 split_args(value, where)
@@ -348,10 +370,11 @@ def parse(text, path="<spec>", default_name=None):
         if key not in spec.values:
             raise SpecError("%s: missing required key '%s' (required: %s)"
                             % (path, key, ", ".join(REQUIRED_KEYS)))
-    if "clock" in spec.values and any(a == "--clock" or a.startswith("--clock=")
+    if ("clock" in spec.values or spec.cond_clocks) and any(a == "--clock" or a.startswith("--clock=")
                                       for a in split_args(spec.get("vm-args") or "", path)):
         raise SpecError("%s: both 'clock' and a --clock in 'vm-args' (line %d): set it once"
-                        % (spec.where("clock"), spec.lines.get("vm-args", 0)))
+                        % (spec.where("clock" if "clock" in spec.values else "clock[]"),
+                           spec.lines.get("vm-args", 0)))
     if "name" not in spec.values:
         spec.values["name"] = default_name or "sweep"
     if not spec.expand():

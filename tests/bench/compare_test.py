@@ -3,6 +3,7 @@ import io
 import json
 import glob
 import os
+import shutil
 
 import tap
 
@@ -23,11 +24,27 @@ try:
     r = tap.run([compare] + runs)
     points = ["%s-4k-w%d-s16M-pt-footprint" % (b, w) for b in ("shm", "anon") for w in (1, 4)]
     t.ok(r.returncode == 0 and all(p in r.stdout for p in points), "text table lists every point", r.stdout + r.stderr)
-    t.ok("Welch" in r.stdout and "PT sum VmPTE" in r.stdout and "first-touch p99.9" in r.stdout and "fault p99.9" not in r.stdout,
+    t.ok("(clock host-ns, times in ns)" in r.stdout.splitlines()[0] and "fault p50" in r.stdout,
+         "the header names each run's clock and unit; per-fault rows", r.stdout)
+    t.ok("Welch" in r.stdout and "PT sum VmPTE" in r.stdout and "first-touch p99.9" in r.stdout
+         and "first-touch = the latency of one first touch, not of a fault" in r.stdout,
          "text table names the test and the figures")
     r = tap.run([compare, "--csv"] + runs)
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
-    t.ok(r.returncode == 0 and len(rows) == 4 * 5, "CSV: 4 points x 5 figures = %d rows" % len(rows), r.stderr)
+    t.ok(r.returncode == 0 and len(rows) == 4 * 8, "CSV: 4 points x 8 figures = %d rows" % len(rows), r.stderr)
+    t.ok(rows and all(row["clock"] == "host-ns" and row["unit"] == "ns" for row in rows if row["metric"].startswith("f"))
+         and all(row["clock"] == "" and row["unit"] == "bytes" for row in rows if row["metric"].startswith("pt")),
+         "CSV: times name their clock and unit (host-ns, ns), page tables none")
+    ok = True
+    for row in rows:
+        if row["metric"] != "fc_p50":
+            continue
+        vals = []
+        for path in glob.glob(os.path.join(runs[1], "records", row["point_id"] + ".r*.json")):
+            with open(path) as f:
+                vals.append(json.load(f)["results"]["fault_cost"]["faults"]["p50"])
+        ok = ok and len(vals) == 3 and abs(float(row["mean"]) - sum(vals) / 3.0) < 1e-6 * max(1, abs(sum(vals)))
+    t.ok(ok, "CSV fc_p50 means equal the means of the records' fault_cost.faults.p50")
     # The CSV means are the means of the records' figures.
     ok = True
     for row in rows:
@@ -47,6 +64,45 @@ try:
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     t.ok(rows and all(row["significant"] == "no" and float(row["change_pct"] or 0) == 0.0 for row in rows),
          "a run compared with itself: no change, nothing significant")
+    # The same point under another clock: refused, both clocks named.
+    other = os.path.join(d, "other-clock")
+    shutil.copytree(runs[1], other)
+    for path in glob.glob(os.path.join(other, "records", "shm-4k-w4-*.json")):
+        with open(path) as f:
+            rec = json.load(f)
+        rec["environment"].update(clock="guest-instructions", time_unit="instructions")
+        rec["results"]["fault_cost"]["unit"] = "instructions"
+        with open(path, "w") as f:
+            json.dump(rec, f)
+    r = tap.run([compare, runs[0], other])
+    t.ok(r.returncode == 1 and r.stdout == "" and "shm-4k-w4-s16M-pt-footprint" in r.stderr
+         and "clock host-ns" in r.stderr and "clock guest-instructions" in r.stderr,
+         "points under different clocks: refused (exit 1), both clocks named", r.stdout + r.stderr)
+    # Records older than environment.clock (any schema below 5) compare with
+    # each other as before, never with a named clock.
+    olds = []
+    for n, (src, schema) in enumerate(((runs[0], 1), (runs[1], 3))):
+        dst = os.path.join(d, "old-%d" % n)
+        shutil.copytree(src, dst)
+        for path in glob.glob(os.path.join(dst, "records", "*.json")):
+            with open(path) as f:
+                rec = json.load(f)
+            rec["environment"].pop("clock")
+            rec["environment"].pop("time_unit", None)
+            rec["results"].pop("fault_cost")
+            rec["schema_version"] = schema
+            with open(path, "w") as f:
+                json.dump(rec, f)
+        olds.append(dst)
+    r = tap.run([compare] + olds)
+    t.ok(r.returncode == 0 and "first-touch p50" in r.stdout and "clock not recorded" not in r.stderr,
+         "two runs without a recorded clock (schema 1 and 3) are compared", r.stdout[-500:] + r.stderr)
+    r = tap.run([compare, olds[0], runs[1]])
+    t.ok(r.returncode == 1 and "clock unrecorded (schema 1)" in r.stderr and "clock host-ns" in r.stderr,
+         "no recorded clock against host-ns: refused, both named", r.stderr)
+    r = tap.run([compare, "--metrics", "pt_meminfo,pt_vmpte", runs[0], other])
+    t.ok(r.returncode == 0 and "shm-4k-w4-s16M-pt-footprint" in r.stdout,
+         "page tables alone (no clock) are still compared", r.stderr)
     r = tap.run([compare, runs[0]])
     t.ok(r.returncode == 2 and "at least two" in r.stderr, "one run alone is refused")
     r = tap.run([compare, runs[0], os.path.join(d, "nope")])

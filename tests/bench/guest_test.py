@@ -34,6 +34,36 @@ try:
     t.ok(recs == ["anon-4k-w2-s16M-pt-footprint.r1.json", "shm-4k-w2-s16M-pt-footprint.r1.json"],
          "host points still run", recs)
 
+    # 1b. clock[...]: one boot per clock (a stand-in VM runner that only
+    # logs its arguments: no guest needed to see the boots asked for).
+    fake = os.path.join(d, "fake-run.sh")
+    log = os.path.join(d, "fake-run.log")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\necho \"$*\" >> %s\nexit 0\n" % log)
+    os.chmod(fake, 0o755)
+    kernel = os.path.join(d, "fake-bzImage")
+    open(kernel, "w").close()
+    text = (SPEC % "clocks").replace("platform = host, guest", "platform = guest").replace(
+        "backends = shm, anon", "backends = shm").replace("workloads = pt-footprint", "workloads = pt-footprint, touch") \
+        + "clock = tcg\nclock[workload=touch] = instructions\n"
+    spec = tap.write_spec(d, "clocks", text=text)
+    env = dict(os.environ, MSHARE_VM_RUN=fake, MSHARE_VM_KERNEL=kernel)
+    r = tap.run([os.path.join(tap.ROOT, "bench", "sweep"), spec, "--results", os.path.join(d, "r1b")], env=env)
+    run = r.stdout.strip() or (sorted(glob.glob(os.path.join(d, "r1b", "*"))) or [""])[-1]
+    calls = open(log).read().splitlines() if os.path.exists(log) else []
+    scripts = [open(p).read() if os.path.exists(p) else "" for p in
+               (os.path.join(run, "guest", "boot-%d" % n, "points.sh") for n in (1, 2))]
+    t.ok(len(calls) == 2 and calls[0].startswith("--kernel %s --clock tcg " % kernel)
+         and calls[1].startswith("--kernel %s --clock instructions " % kernel)
+         and "guest-shm-4k-w2-s16M-pt-footprint" in scripts[0] and "guest-shm-4k-w2-s16M-touch" not in scripts[0]
+         and "guest-shm-4k-w2-s16M-touch" in scripts[1] and "pt-footprint" not in scripts[1],
+         "clock[workload=touch] = instructions: two boots, --clock tcg for pt-footprint, --clock instructions "
+         "for touch", "\n".join(calls) + "\n" + r.stderr[-2000:])
+    with open(os.path.join(run, "manifest.json")) as f:
+        pts = {p["id"]: p.get("clock") for p in json.load(f)["points"]}
+    t.ok(pts == {"guest-shm-4k-w2-s16M-pt-footprint": "tcg", "guest-shm-4k-w2-s16M-touch": "instructions"},
+         "the manifest gives each guest point its clock", pts)
+
     # 2. With the patched kernel: one boot runs both guest points.
     why, skip = tap.guest_blocker()
     if why:

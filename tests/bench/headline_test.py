@@ -24,6 +24,42 @@ def copy_run(d, name, keep):
     return run
 
 
+def fc_record(backend, page, workers, clock, unit, touches, count, pre_faults, pre_count, fpw, p50, p99, p999,
+              nf_count, nf_p50, schema=6):
+    """A record of a touch --write point with results.fault_cost as schema 6
+    writes it (keys as in a real guest record of the fault-reference run)."""
+    hist = {"count": count, "mean": p50, "min": p50, "p50": p50, "p90": p50, "p99": p99, "p999": p999,
+            "max": p999, "faults_taken": count, "slept": 0}
+    nf = {"count": nf_count, "mean": nf_p50, "min": nf_p50, "p50": nf_p50, "p90": nf_p50, "p99": nf_p50,
+          "p999": nf_p50, "max": nf_p50}
+    return {"schema_version": schema,
+            "config": {"backend": backend, "workers": workers, "page_mode": page, "size_bytes": 1 << 28,
+                       "workload": "touch", "write": True},
+            "environment": {"platform": "guest" if clock.startswith("guest") else "host", "clock": clock,
+                            "time_unit": unit, "kernel": "6.1.test"},
+            "results": {"workers_measured": workers, "workers_started": workers, "time_s": {"touch": 1.0},
+                        "fault_cost": {"unit": unit, "clock": clock, "touches": touches, "faults": hist,
+                                       "no_fault_touches": nf, "preempted": {"count": pre_count, "faults": pre_faults},
+                                       "faults_per_worker": {"mean": fpw[0], "min": fpw[1], "max": fpw[2]}}}}
+
+
+def fc_run(name, recs):
+    """A run of touch --write points, one per record: (id, record)."""
+    run = os.path.join(d, name)
+    os.makedirs(os.path.join(run, "records"))
+    points = []
+    for pid, rec in recs:
+        c = rec["config"]
+        points.append({"id": pid, "platform": rec["environment"]["platform"], "workload": "touch",
+                       "backend": c["backend"], "page": c["page_mode"], "size_bytes": c["size_bytes"],
+                       "size": "256M", "write": "yes", "workers": c["workers"]})
+        with open(os.path.join(run, "records", pid + ".r1.json"), "w") as f:
+            json.dump(rec, f)
+    with open(os.path.join(run, "manifest.json"), "w") as f:
+        json.dump({"points": points}, f)
+    return run
+
+
 def pt(point):
     vals = []
     for path in glob.glob(os.path.join(REF, "records", point + ".r*.json")):
@@ -78,6 +114,73 @@ try:
     t.ok(len(at) == 1 and "MAP_SHARED DAX 2M, hugetlb-2m and shared anon 4K at:" in at[0]
          and "MAP_SHARED DAX 2M %s" % tap.human_bytes(dax2m) in at[0] and "mshare " in at[0],
          "the others are named at 1,000 workers with their records' figures", r.stdout)
+
+
+    # Fault cost from touch points with results.fault_cost: the figures of
+    # the records, in their unit, under their clock; mshare's faults spread
+    # over its workers (1 vCPU interleaves them), said as total and min..max.
+    ms = fc_record("mshare", "4k", 100, "guest-instructions", "instructions", 6553600, 64581, 955, 1672,
+                   (655.36, 159, 1068), 4383, 7359, 13759, 6487347, 62)
+    fk = fc_record("file", "4k", 100, "guest-instructions", "instructions", 6553600, 6546644, 6956, 6956,
+                   (65536, 65536, 65536), 3919, 4191, 13247, 0, 0)
+    hs = fc_record("file", "4k", 100, "host-ns", "ns", 6553600, 6553000, 600, 600,
+                   (65536, 65536, 65536), 1234, 5678, 91011, 0, 0)
+    run = fc_run("faults", [("guest-mshare-4k-w100-s256M-touch-write", ms),
+                            ("guest-file-4k-w100-s256M-touch-write", fk),
+                            ("file-4k-w100-s256M-touch-write", hs)])
+    r = tap.run([TOOL, run])
+    lines = r.stdout.splitlines()
+    total = 64581 + 955
+    want_ms = ("  mshare: {:,} faults in all ({:.3g} per touch), {:,}..{:,} per worker, p50 {:,} instructions per fault "
+               "(p99 {:,}, p99.9 {:,} instructions); a touch without a fault p50 {:,} instructions; {:,} preempted "
+               "touches left out").format(total, total / 6553600, 159, 1068, 4383, 7359, 13759, 62, 1672)
+    want_fk = ("  MAP_SHARED DAX 4K: {:,} faults per worker (1 per touch), p50 {:,} instructions per fault "
+               "(p99 {:,}, p99.9 {:,} instructions); {:,} preempted touches left out").format(
+        65536, 3919, 4191, 13247, 6956)
+    t.ok(r.returncode == 1 and lines[0].startswith("headline: no mshare vs MAP_SHARED DAX 4K comparison")
+         and "a worker's first write pass over 256 MiB (guest, instruction clock: "
+         "guest-instructions; 100 workers; median of 1 run(s)):" in lines,
+         "fault cost without page-table records: exit 1 (no page-table headline, said first), the fault block "
+         "printed all the same, named by pass, size, clock and workers",
+         r.stdout + r.stderr)
+    t.ok(want_ms in lines, "mshare: total faults, per touch, per worker min..max, percentiles in instructions",
+         "want: %s\n%s" % (want_ms, r.stdout))
+    t.ok(want_fk in lines, "DAX 4K: faults per worker and percentiles from the records", "want: %s\n%s" % (want_fk, r.stdout))
+    t.ok(not any("0 faults" in l or "after the first worker" in l for l in lines),
+         "mshare never reported as no faults after the first worker", r.stdout)
+    want_host = "  MAP_SHARED DAX 4K: 65,536 faults per worker (1 per touch), p50 1,234 ns per fault (p99 5,678, p99.9 91.01 us)"
+    t.ok("a worker's first write pass over 256 MiB (host, wall clock: host-ns; 100 workers; median of 1 run(s)):"
+         in lines and any(l.startswith(want_host) for l in lines),
+         "a second clock gets its own block, its times in ns", r.stdout)
+    t.ok("  no touch records at 100 workers under this clock for: MAP_SHARED DAX 2M, hugetlb-2m, shared anon 4K"
+         in lines, "backends without records are named", r.stdout)
+    ms["results"]["fault_cost"]["faults"]["p50"] = 5000
+    with open(os.path.join(run, "records", "guest-mshare-4k-w100-s256M-touch-write.r1.json"), "w") as f:
+        json.dump(ms, f)
+    r = tap.run([TOOL, run])
+    t.ok("p50 5,000 instructions per fault" in r.stdout and "p50 4,383" not in r.stdout,
+         "altered record, altered figure", r.stdout)
+
+    # Where 2 MiB pages need as little as mshare: from the reference run's
+    # pt-footprint records (mshare's one set against 2 MiB pages' per worker).
+    r = tap.run([TOOL, REF])
+    ms256, h256 = pt("guest-mshare-4k-w10000-s256M-pt-footprint"), pt("guest-hugetlb-2m-w10000-s256M-pt-footprint")
+    n = int(round(ms256 / (h256 / 10000)))
+    want = "  at 256 MiB, mshare's one shared set of page tables is %s; hugetlb-2m %s per worker (%s at 10,000 workers)" % (
+        tap.human_bytes(ms256), tap.human_bytes(h256 / 10000), tap.human_bytes(h256))
+    t.ok(any(l.startswith(want) for l in r.stdout.splitlines())
+         and "above about {:,} workers mshare needs less; below, 2 MiB pages need less".format(n) in r.stdout,
+         "256 MiB: the worker count above which mshare needs less, from the records (%d)" % n, r.stdout)
+    h1g = pt("guest-hugetlb-2m-w10000-s1G-pt-footprint")
+    t.ok("hugetlb-2m %s in all at 10,000 workers, no more than mshare at every worker count measured (1..10,000)"
+         % tap.human_bytes(h1g) in r.stdout, "1 GiB: hugetlb-2m's shared PMD page said as the records show it",
+         r.stdout)
+    t.ok("fault cost: no fault_cost in this run's touch records (schema 1); records of schema 5 and up have it"
+         in r.stdout, "records older than schema 5: said so, no fault figure", r.stdout)
+    run = copy_run(d, "no2m", lambda pid: "-any-" not in pid and "hugetlb" not in pid)
+    r = tap.run([TOOL, run])
+    t.ok(r.returncode == 0 and "no pt-footprint records of hugetlb-2m or MAP_SHARED DAX 2M at this size" in r.stdout,
+         "no 2 MiB records: the line says which are missing", r.stdout + r.stderr)
 
     # No mshare records (guest part skipped): no headline, exit 1, says why.
     run = copy_run(d, "nomshare", lambda pid: "mshare" not in pid)

@@ -23,8 +23,11 @@ try:
          and any(", 4 workers; kernel " in l for l in titles), "one table per worker count", out + r.stderr)
     with open(os.path.join(run_dir, "records", "shm-4k-w4-s16M-pt-footprint.r1.json")) as f:
         env = json.load(f)["environment"]
-    t.ok(all(l.endswith("; kernel %s %s" % (env["kernel"], env["kernel_version"])) for l in titles),
+    t.ok(all(("; kernel %s %s; " % (env["kernel"], env["kernel_version"])) in l for l in titles),
          "every table names the records' kernel (uname -r and -v)", out)
+    t.ok(all(l.endswith("; clock %s (host, wall clock), times in %s" % (env["clock"], env["time_unit"]))
+             for l in titles), "every table names the records' clock and time unit (%s, %s)"
+         % (env["clock"], env["time_unit"]), out)
 
     def table(text, workers):
         lines = text.splitlines()
@@ -67,24 +70,21 @@ try:
         return {k: {n: line[a:b].strip() for n, a, b in zip(names, starts, starts[1:] + [None])}
                 for k, line in rows.items()}
 
-    # First-touch latency is named so, and beside it the mean time per real
-    # fault and pages per fault are the record's own.
+    # First-touch latency is named so, and beside it the cost of one real
+    # fault and of a touch without one, the record's fault_cost in its unit.
     got = cells(out, 4)
-    ok = "touch p50" in header and "touch p99" in header
+    ok = "touch p50" in header and "touch p99" in header and "ns/fault" not in header
     for backend in ("shm", "anon"):
         with open(os.path.join(run_dir, "records", "%s-4k-w4-s16M-pt-footprint.r1.json" % backend)) as f:
-            faults = json.load(f)["results"]["faults"]
-        want = {"ns/fault": human(faults["mean_ns_per_fault"], "ns"),
-                "pages/fault": "%.3g" % faults["pages_per_fault"]}
+            rec = json.load(f)
+        fc = rec["results"]["fault_cost"]
+        want = {"fault p50": human(fc["faults"]["p50"], "ns"), "fault p99": human(fc["faults"]["p99"], "ns"),
+                "pages/fault": "%.3g" % rec["results"]["faults"]["pages_per_fault"]}
         row = got.get("%s 4k" % backend, {})
-        ok = ok and faults["minflt"] > 0 and all(row.get(k) == v for k, v in want.items())
+        ok = ok and fc["unit"] == "ns" and fc["faults"]["count"] > 0 and all(row.get(k) == v for k, v in want.items())
         if not ok:
             print("#   %s: want %s, got %s" % (backend, want, row))
-    t.ok(ok, "touch p50/p99 columns; ns/fault and pages/fault are the record's mean_ns_per_fault and "
-         "pages_per_fault")
-    # Records with other values (a page-cache file: one fault maps a large
-    # folio), records without the fields (before December 2026) and a record
-    # without a fault (its 0 is no time per fault).
+    t.ok(ok, "fault p50/p99 are the record's fault_cost percentiles in ns; pages/fault the record's")
     edited = os.path.join(d, "per-fault")
     shutil.copytree(run_dir, edited)
 
@@ -92,24 +92,36 @@ try:
         path = os.path.join(edited, "records", "%s-4k-w4-s16M-pt-footprint.r1.json" % backend)
         with open(path) as f:
             rec = json.load(f)
-        change(rec["results"]["faults"])
+        change(rec)
         with open(path, "w") as f:
             json.dump(rec, f)
-    edit("shm", lambda f: f.update(mean_ns_per_fault=123456.0, pages_per_fault=254.0))
-    edit("anon", lambda f: [f.pop("mean_ns_per_fault"), f.pop("pages_per_fault")])
+    edit("shm", lambda r: r["results"]["fault_cost"]["faults"].update(p50=123456, p99=234567))
+    edit("anon", lambda r: r["results"].pop("fault_cost"))
     got = cells(tap.run([tool, edited, "--workers", "4"]).stdout, 4)
     shm, anon = got.get("shm 4k", {}), got.get("anon 4k", {})
-    t.ok(shm.get("ns/fault") == "123.5 us" and shm.get("pages/fault") == "254"
-         and anon.get("ns/fault") == "-" and anon.get("pages/fault") == "-",
-         "edited records: 123.5 us and 254 pages per fault shown; a record without the fields shows '-'", got)
-    edit("shm", lambda f: f.update(minflt=0, majflt=0, mean_ns_per_fault=0, pages_per_fault=0))
-    edit("anon", lambda f: f.update(mean_ns_per_fault=-3, pages_per_fault="nan"))
+    t.ok(shm.get("fault p50") == "123.5 us" and shm.get("fault p99") == "234.6 us"
+         and anon.get("fault p50") == "-" and anon.get("no-fault p50") == "-",
+         "edited records: 123.5 us per fault shown; a record without fault_cost shows '-'", got)
+
+    def no_fault(r):
+        r["results"]["fault_cost"]["faults"].update(count=0, p50=0, p99=0)
+        r["results"]["fault_cost"]["no_fault_touches"].update(count=32, p50=777, p99=900)
+    edit("shm", no_fault)
     got = cells(tap.run([tool, edited, "--workers", "4"]).stdout, 4)
-    t.ok(got.get("shm 4k", {}).get("ns/fault") == "-" and got.get("shm 4k", {}).get("pages/fault") == "-"
-         and got.get("shm 4k", {}).get("faults") == "0",
-         "a record without a fault: '-' per fault, not 0 ns", got)
-    t.ok(got.get("anon 4k", {}).get("ns/fault") == "-" and got.get("anon 4k", {}).get("pages/fault") == "-",
-         "a damaged record (-3 ns, 'nan' pages per fault): '-', no figure", got)
+    t.ok(got.get("shm 4k", {}).get("fault p50") == "-" and got.get("shm 4k", {}).get("no-fault p50") == "777 ns",
+         "a record without a fault: '-' per fault, not 0 ns; its touches without a fault at 777 ns", got)
+
+    def icount(r):
+        r["environment"].update(clock="guest-instructions", time_unit="instructions")
+        r["results"]["fault_cost"]["unit"] = "instructions"
+        r["results"]["fault_cost"]["faults"].update(count=32, p50=4383, p99=7359)
+    edit("shm", icount)
+    r = tap.run([tool, edited, "--workers", "4"])
+    got = cells(r.stdout, 4)
+    t.ok(got.get("shm 4k", {}).get("fault p50") == "4,383 instr" and got.get("shm 4k", {}).get("fault p99") == "7,359 instr"
+         and "clock guest-instructions (guest, instruction clock), times in instructions" in r.stdout
+         and "clock host-ns (host, wall clock), times in ns" in r.stdout,
+         "instruction-clock records: times in instr, both clocks named in the title", r.stdout)
 
     r = tap.run([tool, run_dir, "--workers", "4", "--markdown"])
     t.ok(r.returncode == 0 and "| backend | page |" in r.stdout and ", 1 workers" not in r.stdout

@@ -79,6 +79,31 @@ t.ok(sweepspec.parse("backends=shm\nworkers=2\nsizes=4K\nworkloads=touch\nwrite=
 t.ok(sweepspec.parse(BASE_CLOCK + "clock = instructions\n", "c.sweep").get("clock") == "instructions"
      and sweepspec.parse(BASE_CLOCK, "c.sweep").get("clock") is None,
      "clock: the guest points' --clock when given, none (the VM runner's default) without")
+cs = sweepspec.parse("backends=shm\nworkers=2\nsizes=4K\nworkloads=touch, pt-footprint\nplatform=host, guest\n"
+                     "clock = tcg\nclock[workload=touch] = instructions\n", "cc.sweep").expand()
+got = {p["id"]: p.get("clock") for p in cs}
+t.ok(got == {"shm-4k-w2-s4K-touch": None, "shm-4k-w2-s4K-pt-footprint": None,
+             "guest-shm-4k-w2-s4K-touch": "instructions", "guest-shm-4k-w2-s4K-pt-footprint": "tcg"},
+     "clock[...]: guest points get the last matching clock, else clock; host points none", got)
+try:
+    sweepspec.parse(BASE_CLOCK + "clock[platform=host] = instructions\n", "h.sweep")
+    t.ok(False, "clock[platform=host] refused")
+except sweepspec.SpecError as e:
+    t.ok("clock[...] applies to guest points only" in str(e) and "h.sweep:" in str(e), "clock[platform=host] refused, "
+         "with file and line", e)
+try:
+    sweepspec.parse(BASE_CLOCK + "clock[workers=2] = turbo\n", "h.sweep")
+    t.ok(False, "clock[...] = turbo refused")
+except sweepspec.SpecError as e:
+    t.ok("clock: 'turbo' is not one of" in str(e), "an unknown clock in clock[...] refused", e)
+dpts = sweepspec.load(os.path.join(tap.ROOT, "bench", "sweeps", "default.sweep")).expand()
+touch = [p for p in dpts if p["workload"] == "touch"]
+t.ok(touch and all(p["platform"] == "guest" and p["write"] == "yes" and p.get("clock") == "instructions"
+                   and p["workers"] <= 100 for p in touch)
+     and all(p.get("clock") is None for p in dpts if p["workload"] != "touch")
+     and {p["backend"] for p in touch} == {"mshare", "file", "hugetlb-2m", "anon"},
+     "default spec: guest touch --write points up to 100 workers under the instruction clock, the rest without "
+     "a clock key", [(p["id"], p.get("clock")) for p in touch])
 alts = sweepspec.parse("backends=shm,anon,file\nworkers=1\nsizes=1M\nworkloads=touch\nexclude=backend=shm|file\n",
                        "a.sweep").expand()
 t.ok([p["backend"] for p in alts] == ["anon"], "= with | alternatives")
@@ -106,7 +131,7 @@ BAD = [
     (BASE + "exclude = backend>shm\n", 5, "'backend', which is not a number"),
     (BASE + "exclude = workers>=lots\n", 5, "workers must be a whole number"),
     (BASE + "exclude = workers >= 10\n", 5, "bad condition"),
-    (BASE + "backends[workers=1] = shm\n", 5, "only 'args' and 'repeats' take [conditions]"),
+    (BASE + "backends[workers=1] = shm\n", 5, "only 'args', 'repeats' and 'clock' take [conditions]"),
     (BASE + "repeats[workers=1] = none\n", 5, "repeats: 'none' is not a positive whole number"),
     (BASE + "repeats[colour=red] = 2\n", 5, "unknown field 'colour'"),
     ("backends = shm,,anon\nworkers = 1\nsizes = 16M\nworkloads = touch\n", 1, "empty item"),
