@@ -61,8 +61,6 @@ def _faults_per_worker(record):
 
 # Extra per-record figures beside runrecords.METRICS: name -> (function, unit, label)
 EXTRA = {
-    "ns_per_fault": (lambda r: runrecords.per_fault(r, "results.faults.mean_ns_per_fault"), "ns",
-                     "time per real fault (mean)"),
     "pages_per_fault": (lambda r: runrecords.per_fault(r, "results.faults.pages_per_fault"), "count",
                         "pages touched per fault"),
     "faults_per_worker": (_faults_per_worker, "count", "faults per worker"),
@@ -83,10 +81,12 @@ QUESTIONS = [
      "the region mapped but untouched); the figure divides by the GiB mapped.",
      ["pt_per_worker"]),
     ("fault-cost", "3-fault-latency", "What does a fault cost?",
-     "First-touch latency (one access between two clock reads: a touch, not a fault, since one fault can "
-     "map many pages) at p50 and p99, and the mean time per real fault (the workers' time in the workload "
-     "divided by their faults), with the pages touched per fault and the faults per worker.",
-     ["fault_p50", "fault_p99", "ns_per_fault", "pages_per_fault", "faults_per_worker"]),
+     "The cost of one real fault (results.fault_cost: every timed touch classified by the worker's own "
+     "fault count around it; touches during which the worker was switched out are left out) at p50, p99 "
+     "and p99.9, the cost of a touch that found its page mapped, and the faults per worker; in the "
+     "records' unit (instructions under the guest's instruction clock). Records older than schema 5 have "
+     "only first-touch latency (a touch, not a fault), shown last.",
+     ["fc_p50", "fc_p99", "fc_p999", "nf_p50", "faults_per_worker", "fault_p50", "fault_p99"]),
     ("attach", "4-attach-touch", "How long do attaching and the first touch take?",
      "Attach time per worker (mean over workers) and the first-touch phase of the run (release to every "
      "worker parked).",
@@ -274,7 +274,8 @@ def question_table(run, metrics):
     for m in metrics:
         unit, label = metric_unit_label(m)
         cols.append({"name": m, "label": label,
-                     "unit": {"count": "", "1/s": "per s", "ns": "time: the platform's clock"}.get(unit, unit)})
+                     "unit": {"count": "", "1/s": "per s", "ns": "time: the platform's clock",
+                              "time": "time: the record's clock"}.get(unit, unit)})
     rows = []
     for pid in run.point_ids():
         if pid not in run.records:
@@ -286,8 +287,8 @@ def question_table(run, metrics):
         cells, any_value = [], False
         for m in metrics:
             unit, _ = metric_unit_label(m)
-            if unit == "ns" and instructions:
-                unit = "instructions"
+            if unit in ("ns", "time"):
+                unit = "instructions" if instructions else "ns"
             s = runrecords.spread(point_values(run, pid, m))
             if s is None:
                 cells.append({"median": "-", "range": "", "wide": False, "raw": ""})
