@@ -1,4 +1,7 @@
-/* main.c - `mshare-bench` subcommand dispatch. */
+/* main.c - the program's entry: `mshare-bench` subcommand dispatch, the
+ * `backends` and `workloads` listings. It sits in cli/, above harness/,
+ * planner/ and workloads/: it joins them (the harness's run, the planner's
+ * plan, the workloads' table), and none of them reaches up to it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +16,7 @@
 #include "run.h"
 #include "selftest_bench.h"
 #include "workload.h"
+#include "workloads.h"
 
 static const struct opt json_only[] = {
 	{ "json", NULL, "JSON: every fact of the table, for the tools", false },
@@ -171,6 +175,7 @@ static int list_workloads(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	workloads_use(workload_table);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		cli_usage(argc < 2 ? stderr : stdout);
