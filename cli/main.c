@@ -133,6 +133,7 @@ static int list_workloads(int argc, char **argv)
 		json_key_string(&w, "name", o->name);
 		json_key_string(&w, "description", o->description);
 		json_key_u64(&w, "touch_stride_bytes", o->touch_stride);
+		json_key_bool(&w, "touches_whole_region", o->touches_whole_region);
 		json_begin_array(&w, "params");
 		for (int p = 0; p < WORKLOAD_MAX_PARAMS && o->params[p].name; p++) {
 			const struct workload_param *d = &o->params[p];

@@ -133,6 +133,10 @@ struct workload_ops {
 	 * range of addresses the region reaches (0: it may touch every page).
 	 * The memory pre-flight counts the region data faulted in from it. */
 	size_t touch_stride;
+	/* Every worker reaches every touch_stride-aligned range of the region
+	 * (every page when touch_stride is 0), so its page tables span the
+	 * whole region: `plan --calibrate` models such workloads only. */
+	bool touches_whole_region;
 	/* The workload makes its writes durable (workloads/persist.h): the
 	 * harness refuses to run it where the backend cannot say how, or
 	 * where msync() would silently write nothing back (PERSIST_NONE). */
