@@ -10,7 +10,7 @@ CC      ?= cc
 CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
-CFLAGS  += $(CSTD) $(WARN) -Iharness -Iplanner -I$(BUILD)/gen -MMD -MP
+CFLAGS  += $(CSTD) $(WARN) -Iharness -Iplanner -Icli -I$(BUILD)/gen -MMD -MP
 # libpmem is not linked: harness/pmem_lib.c loads it for the runs that persist
 # with it. -z now: every symbol is bound at start, in the parent, so a worker
 # does not dirty its own copy of the GOT on its first calls (8 KiB less
@@ -20,7 +20,7 @@ LDFLAGS += -Wl,-z,now
 
 BUILD   := build
 BIN     := $(BUILD)/mshare-bench
-SRCS    := $(wildcard harness/*.c) $(wildcard workloads/*.c) $(wildcard planner/*.c)
+SRCS    := $(wildcard cli/*.c) $(wildcard harness/*.c) $(wildcard workloads/*.c) $(wildcard planner/*.c)
 OBJS    := $(SRCS:%.c=$(BUILD)/obj/%.o)
 
 # Stamp that records the Debian packages are present; deps.sh checks

@@ -101,7 +101,7 @@ void cli_usage(FILE *out)
 	char backends[512], workloads[512], bhelp[700], whelp[600];
 
 	NAME_LIST(backends, backend_table);
-	NAME_LIST(workloads, workload_table);
+	NAME_LIST(workloads, workloads_all());
 	snprintf(bhelp, sizeof(bhelp), "%s\n(see `backends`; mshare needs a kernel with the mshare series)", backends);
 	snprintf(whelp, sizeof(whelp), "%s\n(see `workloads`)", workloads);
 	run_options[RO_BACKEND].help = bhelp;

@@ -56,6 +56,12 @@ static void write_config(struct json_writer *w, const struct run_config *cfg)
 	json_key_u64(w, "workers", cfg->workers);
 	json_key_u64(w, "size_bytes", cfg->size);
 	json_key_string(w, "workload", cfg->workload->name);
+	/* What the suite knows of the workload's reach (its workload_ops):
+	 * the planner reads these, never the name. */
+	json_begin_object(w, "workload_facts");
+	json_key_u64(w, "touch_stride_bytes", cfg->workload->touch_stride);
+	json_key_bool(w, "touches_whole_region", cfg->workload->touches_whole_region);
+	json_end_object(w);
 	json_key_string(w, "page_mode", cfg->page == PAGE_MODE_4K ? "4k" : "any");
 	json_key_bool(w, "write", cfg->write);
 	snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)cfg->addr);

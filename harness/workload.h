@@ -1,7 +1,7 @@
 /* workload.h - what a worker does with the region once attached.
  *
  * One file per workload (workloads/<name>.c) defines one
- * `const struct workload_ops`; harness/workloads.c lists them.
+ * `const struct workload_ops`; cli/workloads.c lists them.
  * A workload never forks and never knows the backend: it sees a mapped
  * region, its worker index, its parameters, and a slot in the shared
  * results area where it publishes what it measured. The harness merges
@@ -133,6 +133,10 @@ struct workload_ops {
 	 * range of addresses the region reaches (0: it may touch every page).
 	 * The memory pre-flight counts the region data faulted in from it. */
 	size_t touch_stride;
+	/* Every worker reaches every touch_stride-aligned range of the region
+	 * (every page when touch_stride is 0), so its page tables span the
+	 * whole region: `plan --calibrate` models such workloads only. */
+	bool touches_whole_region;
 	/* The workload makes its writes durable (workloads/persist.h): the
 	 * harness refuses to run it where the backend cannot say how, or
 	 * where msync() would silently write nothing back (PERSIST_NONE). */
@@ -155,7 +159,6 @@ struct workload_ops {
 		       unsigned workers, double wall_s);
 };
 
-extern const struct workload_ops *const workload_table[];
 /* How many phases wl names (0..WORKLOAD_MAX_PHASES). */
 static inline unsigned workload_phase_count(const struct workload_ops *wl)
 {
@@ -164,6 +167,13 @@ static inline unsigned workload_phase_count(const struct workload_ops *wl)
 		n++;
 	return n;
 }
+/* The workloads the program offers. The harness does not know them: the
+ * program's entry (cli/main.c) hands it their table (cli/workloads.c, NULL-
+ * terminated) before any subcommand runs, and the harness finds them by
+ * name there. */
+void workloads_use(const struct workload_ops *const *table);
+/* The table handed over (an empty one before workloads_use). */
+const struct workload_ops *const *workloads_all(void);
 const struct workload_ops *workload_find(const char *name);
 
 /* Helpers for workloads. */

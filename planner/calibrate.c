@@ -54,6 +54,8 @@ struct point {
 	const char *backend, *workload;
 	uint64_t workers, size, addr, page_bytes, mem_total;
 	bool mixed;
+	bool dax; /* results.dax: the region was on a DAX device */
+	uint64_t touch_stride; /* the workload's (config.workload_facts), 0: every page */
 	/* Whether this kernel's PageTables counts PUD pages (see model_view). */
 	bool meminfo_counts_pud;
 	char kernel[64];
@@ -150,11 +152,31 @@ static int find_records(const char *path, struct path_list *l)
 
 /* ---- modelling one record ---------------------------------------------- */
 
-/* Workloads that reach every 2 MiB range of the region in every worker. */
-static bool touches_everything(const char *workload)
+/* Whether every worker reaches every range of the region (and the stride
+ * it touches at, 0: every page), from the workload's facts
+ * (config.workload_facts, written from the workload's workload_ops);
+ * records from before the facts were written name only the workload, and
+ * for them the same facts are those of the workloads of that time. */
+static bool touches_whole_region(const json_t *r, const char *workload, uint64_t *stride)
 {
-	return strcmp(workload, "touch") == 0 || strcmp(workload, "pt-footprint") == 0 ||
-	       strcmp(workload, "verify") == 0;
+	static const struct {
+		const char *workload;
+		uint64_t stride;
+	} before_facts[] = { { "touch", 0 }, { "pt-footprint", PT_PTE_SPAN }, { "verify", 0 } };
+	bool whole = false;
+
+	*stride = 0;
+	if (jr_get(r, "config.workload_facts")) {
+		jr_get_u64(r, "config.workload_facts.touch_stride_bytes", stride);
+		jr_get_bool(r, "config.workload_facts.touches_whole_region", &whole);
+		return whole;
+	}
+	for (size_t i = 0; i < sizeof(before_facts) / sizeof(before_facts[0]); i++)
+		if (strcmp(workload, before_facts[i].workload) == 0) {
+			*stride = before_facts[i].stride;
+			return true;
+		}
+	return false;
 }
 
 /* The planner mode of a record from its backend's facts
@@ -184,10 +206,10 @@ static const char *record_planner_mode(const json_t *r, const char *backend, boo
 
 static int choose_mode(const json_t *r, struct point *p)
 {
-	bool dax = false, known;
+	bool known;
 	const char *mode = record_planner_mode(r, p->backend, &known);
 
-	jr_get_bool(r, "results.dax", &dax);
+	jr_get_bool(r, "results.dax", &p->dax);
 	if (!mode) {
 		snprintf(p->skip_reason, sizeof(p->skip_reason), "backend '%s' has no planner mode%s", p->backend,
 			 known ? "" : " (a record without config.backend_facts, of a backend the planner does not know)");
@@ -207,7 +229,7 @@ static int choose_mode(const json_t *r, struct point *p)
 		snprintf(p->mode_label, sizeof(p->mode_label), "4k");
 	} else if (p->page_bytes == (2u << 20) || p->mixed) {
 		p->mode = PT_MODE_DAX_2M;
-		snprintf(p->mode_label, sizeof(p->mode_label), "%s%s", dax ? "dax-2m" : "thp-2m (as dax-2m)",
+		snprintf(p->mode_label, sizeof(p->mode_label), "%s%s", p->dax ? "dax-2m" : "thp-2m (as dax-2m)",
 			 p->mixed ? ", mixed" : "");
 	} else {
 		snprintf(p->skip_reason, sizeof(p->skip_reason), "page size obtained %" PRIu64 " bytes has no planner mode",
@@ -286,10 +308,10 @@ static int model_point(const json_t *r, struct point *p)
 	jr_get_u64(r, "environment.mem_total_bytes", &p->mem_total);
 	p->platform = jr_get_string(r, "environment.platform");
 	p->kernel_version = jr_get_string(r, "environment.kernel_version");
-	if (!touches_everything(p->workload)) {
+	if (!touches_whole_region(r, p->workload, &p->touch_stride)) {
 		snprintf(p->skip_reason, sizeof(p->skip_reason),
 			 "workload '%s': the part of the region it touches is not modelled "
-			 "(touch, pt-footprint and verify reach every 2 MiB range)", p->workload);
+			 "(modelled: workloads whose every worker reaches every 2 MiB range, touches_whole_region in `workloads --json`)", p->workload);
 		return -1;
 	}
 	p->touch_fraction = 1.0;
@@ -299,14 +321,14 @@ static int model_point(const json_t *r, struct point *p)
 	region.size = p->size;
 	region.touch_fraction = p->touch_fraction;
 	region.touched_bytes = 0;
-	if (strcmp(p->workload, "pt-footprint") == 0) {
-		/* It touches addr + k x stride (stride = 2 MiB, or the page
-		 * size when larger) for every k with k x stride < size: the
+	if (p->touch_stride) {
+		/* It touches addr + k x stride (stride = its touch stride, or
+		 * the page size when larger) for every k with k x stride < size: the
 		 * touched extent ends one page after the last touch. At an
 		 * address that is not 2 MiB-aligned it leaves the last, partial
 		 * 2 MiB range untouched. */
 		uint64_t page = p->page_bytes ? p->page_bytes : 4096;
-		uint64_t stride = page > PT_PTE_SPAN ? page : PT_PTE_SPAN;
+		uint64_t stride = page > p->touch_stride ? page : p->touch_stride;
 		uint64_t last = (p->size - 1) / stride * stride;
 
 		region.touched_bytes = last + page;
@@ -418,7 +440,7 @@ static size_t vmpte_causes(const json_t *r, const struct point *p, enum view v, 
 	bool have_rss = jr_get_u64(r, "results.smaps.rss_bytes", &rss) && rss > 0;
 	uint64_t page = p->page_bytes ? p->page_bytes : 4096;
 	/* What one worker has resident when it touched all the model assumes. */
-	uint64_t expect = strcmp(p->workload, "pt-footprint") == 0 ? spans * page : p->cost.touched_bytes;
+	uint64_t expect = p->touch_stride ? spans * page : p->cost.touched_bytes;
 	bool touched_all = have_rss && rss >= expect;
 
 	if (candidates)
@@ -468,7 +490,7 @@ static void explain(const json_t *r, const struct point *p, enum view v, struct 
 		used = add_reason(c->reason, len, used,
 				  "the mapping mixes 2 MiB and 4 KiB pages; the model takes the split from one worker's smaps, "
 				  "other workers may differ");
-	else if (p->mode == PT_MODE_DAX_2M && strcmp(p->backend, "file") != 0)
+	else if (p->mode == PT_MODE_DAX_2M && !p->dax)
 		used = add_reason(c->reason, len, used, "THP: the kernel chose 2 MiB pages (modelled as PMD-mapped)");
 
 	if (v != VIEW_MEMINFO && jr_get_u64(r, "results.pagetables.region_bytes_per_worker_min", &rmin) &&

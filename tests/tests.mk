@@ -40,11 +40,11 @@ test-build:: $(KTRACE_GUEST)
 
 # The harness with one more backend and one more workload
 # (tests/harness/backend_dummy.c and workload_dummy.c, each listed by its one
-# line in harness/backends.c or harness/workloads.c under
+# line in harness/backends.c or cli/workloads.c under
 # MSHARE_BENCH_TEST_BACKEND / MSHARE_BENCH_TEST_WORKLOAD), for
 # tests/harness/dummy-backend.sh: adding either is its file and that line.
-DUMMY_SRCS := tests/harness/backend_dummy.c tests/harness/workload_dummy.c harness/backends.c harness/workloads.c
-DUMMY_OBJS := $(filter-out $(BUILD)/obj/harness/backends.o $(BUILD)/obj/harness/workloads.o,$(OBJS))
+DUMMY_SRCS := tests/harness/backend_dummy.c tests/harness/workload_dummy.c harness/backends.c cli/workloads.c
+DUMMY_OBJS := $(filter-out $(BUILD)/obj/harness/backends.o $(BUILD)/obj/cli/workloads.o,$(OBJS))
 $(BUILD)/tests/harness/mshare-bench-dummy: $(DUMMY_SRCS) $(DUMMY_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -DMSHARE_BENCH_TEST_BACKEND -DMSHARE_BENCH_TEST_WORKLOAD -o $@ \

@@ -34,5 +34,6 @@ const struct workload_ops workload_pt_footprint = {
 	.name = "pt-footprint",
 	.description = "touch one page per 2 MiB-aligned range: allocates every page-table page with 512x fewer faults",
 	.touch_stride = PT_FOOTPRINT_STRIDE,
+	.touches_whole_region = true,
 	.run = pt_footprint_run,
 };

@@ -18,6 +18,7 @@ static int touch_run(struct workload_ctx *ctx, char *err, size_t err_len)
 }
 
 const struct workload_ops workload_touch = {
+	.touches_whole_region = true,
 	.name = "touch",
 	.description = "first-touch every page of the region (read, or write with --write)",
 	.run = touch_run,

@@ -64,6 +64,7 @@ static int verify_run(struct workload_ctx *ctx, char *err, size_t err_len)
 }
 
 const struct workload_ops workload_verify = {
+	.touches_whole_region = true,
 	.name = "verify",
 	.description = "worker 0 writes a pattern, every other worker checks it: proves the region is shared",
 	.counter_names = { "pages_written", "pages_checked", "mismatches", NULL },

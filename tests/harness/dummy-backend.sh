@@ -7,7 +7,7 @@
 # page size), sweep validation and points (no page axis: its page is fixed),
 # a real sweep, side-by-side (labelled without a page mode) and plan
 # --calibrate (no planner model: skipped, saying so). Adding a workload is
-# its file and one line in harness/workloads.c: the same build has
+# its file and one line in cli/workloads.c: the same build has
 # tests/harness/workload_dummy.c (dummy-poke: operations, a counter, one
 # timed phase), which must appear in run --help, workloads --json, run
 # --check (its own parameter checked), sweep validation, a real sweep and

@@ -1,5 +1,5 @@
 /* workload_dummy.c - a workload of the test build only: its file here and
- * its one line in harness/workloads.c (under MSHARE_BENCH_TEST_WORKLOAD)
+ * its one line in cli/workloads.c (under MSHARE_BENCH_TEST_WORKLOAD)
  * are all it takes for it to appear in --help, `workloads --json`, run
  * --check, sweep validation, a real sweep and side-by-side
  * (tests/harness/dummy-backend.sh). It touches every page once, then its

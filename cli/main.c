@@ -1,4 +1,7 @@
-/* main.c - `mshare-bench` subcommand dispatch. */
+/* main.c - the program's entry: `mshare-bench` subcommand dispatch, the
+ * `backends` and `workloads` listings. It sits in cli/, above harness/,
+ * planner/ and workloads/: it joins them (the harness's run, the planner's
+ * plan, the workloads' table), and none of them reaches up to it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +16,7 @@
 #include "run.h"
 #include "selftest_bench.h"
 #include "workload.h"
+#include "workloads.h"
 
 static const struct opt json_only[] = {
 	{ "json", NULL, "JSON: every fact of the table, for the tools", false },
@@ -129,6 +133,7 @@ static int list_workloads(int argc, char **argv)
 		json_key_string(&w, "name", o->name);
 		json_key_string(&w, "description", o->description);
 		json_key_u64(&w, "touch_stride_bytes", o->touch_stride);
+		json_key_bool(&w, "touches_whole_region", o->touches_whole_region);
 		json_begin_array(&w, "params");
 		for (int p = 0; p < WORKLOAD_MAX_PARAMS && o->params[p].name; p++) {
 			const struct workload_param *d = &o->params[p];
@@ -171,6 +176,7 @@ static int list_workloads(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	workloads_use(workload_table);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		cli_usage(argc < 2 ? stderr : stdout);
