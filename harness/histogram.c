@@ -52,6 +52,16 @@ void histogram_merge(struct histogram *into, const struct histogram *from)
 		into->buckets[i] += from->buckets[i];
 }
 
+uint64_t histogram_nearest_rank(uint64_t count, double pct)
+{
+	double want = pct / 100.0 * (double)count;
+	uint64_t rank = (uint64_t)want;
+
+	if ((double)rank < want)
+		rank++;
+	return rank ? rank : 1;
+}
+
 uint64_t histogram_percentile_of(uint64_t (*count_at)(const void *buckets, unsigned i), const void *buckets,
 				 unsigned n, unsigned sub_bits, uint64_t count, uint64_t min, uint64_t max,
 				 double pct)
@@ -62,13 +72,7 @@ uint64_t histogram_percentile_of(uint64_t (*count_at)(const void *buckets, unsig
 		return min;
 	if (pct >= 100)
 		return max;
-	/* Smallest rank r (1-based) with r >= pct% of count. */
-	double want = pct / 100.0 * (double)count;
-	uint64_t rank = (uint64_t)want;
-	if ((double)rank < want)
-		rank++;
-	if (rank == 0)
-		rank = 1;
+	uint64_t rank = histogram_nearest_rank(count, pct);
 	uint64_t seen = 0;
 	for (unsigned b = 0; b < n; b++) {
 		seen += count_at(buckets, b);

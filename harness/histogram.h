@@ -42,6 +42,10 @@ static inline unsigned histogram_bucket_of(uint64_t v, unsigned sub_bits, unsign
 }
 /* Largest value that falls into bucket b of that layout. */
 uint64_t histogram_bucket_upper(unsigned b, unsigned sub_bits);
+/* Nearest rank: the smallest rank r (1-based, at least 1) with r >= pct%
+ * of count samples. Every percentile in the harness is taken at this rank. */
+uint64_t histogram_nearest_rank(uint64_t count, double pct);
+
 /* The percentile pct over n bucket counts (count_at(buckets, i) reads
  * bucket i) of that layout holding count samples between min and max:
  * the upper edge of the bucket that holds the rank, clamped to [min, max]. */

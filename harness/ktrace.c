@@ -1,6 +1,7 @@
 /* ktrace.c - the guest kernel's own time per user page fault: kprobe events
  * on handle_mm_fault paired by hist triggers (see ktrace.h). */
 #include "ktrace.h"
+#include "histogram.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -214,14 +215,7 @@ static uint64_t key_at_rank(const struct ktrace_hist *h, uint64_t rank)
 /* Nearest rank: the smallest value with at least pct% of the samples at or below it. */
 static uint64_t percentile(const struct ktrace_hist *h, uint64_t count, double pct)
 {
-	double r = pct / 100.0 * (double)count;
-	uint64_t rank = (uint64_t)r;
-
-	if ((double)rank < r)
-		rank++;
-	if (rank == 0)
-		rank = 1;
-	return key_at_rank(h, rank);
+	return key_at_rank(h, histogram_nearest_rank(count, pct));
 }
 
 void ktrace_hist_summary(const struct ktrace_hist *h, struct ktrace_result *out)
@@ -733,19 +727,15 @@ int ktrace_stop(struct ktrace_state *st, struct ktrace_result *out, char *err, s
 	}
 	/* The per-task maps' drops (a full map loses a fault), before the exit
 	 * trigger goes. */
-	snprintf(path, sizeof(path), "%s/events/%s/fault_entry_%d/hist", st->dir, st->group, pid);
-	if (hist_file(path, "common_pid", &h, e2, sizeof(e2)) == 0) {
-		dropped += h.dropped;
-		ktrace_hist_free(&h);
-	} else {
-		FAILED();
-	}
-	snprintf(path, sizeof(path), "%s/events/%s/fault_exit_%d/hist", st->dir, st->group, pid);
-	if (hist_file(path, "common_pid", &h, e2, sizeof(e2)) == 0) {
-		dropped += h.dropped;
-		ktrace_hist_free(&h);
-	} else {
-		FAILED();
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/fault_%s_%d/hist", st->dir, st->group,
+			 i ? "exit" : "entry", pid);
+		if (hist_file(path, "common_pid", &h, e2, sizeof(e2)) == 0) {
+			dropped += h.dropped;
+			ktrace_hist_free(&h);
+		} else {
+			FAILED();
+		}
 	}
 	/* Disable: without the exit trigger no latency event is made. */
 	snprintf(path, sizeof(path), "%s/events/%s/fault_exit_%d/trigger", st->dir, st->group, pid);

@@ -37,6 +37,13 @@ struct latency_figures {
 	double mean;
 };
 
+/* The phases' times of results.time_s, in the record's order: one list for
+ * the struct and the record writer. */
+#define RUN_TIMES(X)                                                                                   \
+	X(setup) X(fork) X(barrier) X(attach) X(attach_max) X(barrier_wait) X(baseline_measure) X(touch) \
+	X(touch_per_worker) X(touch_per_worker_max) X(parked_measure) X(detach) X(detach_max) X(exit)   \
+	X(total)
+
 struct run_result {
 	/* Merged over the workers that reached the parked point. */
 	struct workload_slot slot;
@@ -89,8 +96,9 @@ struct run_result {
 	/* Seconds; per worker: the mean over workers measured (detach: over
 	 * those that detached) and the maximum. */
 	struct {
-		double setup, fork, barrier, attach, attach_max, barrier_wait, baseline_measure, touch,
-			touch_per_worker, touch_per_worker_max, parked_measure, detach, detach_max, exit, total;
+#define RUN_TIME_FIELD(name) double name;
+		RUN_TIMES(RUN_TIME_FIELD)
+#undef RUN_TIME_FIELD
 	} time_s;
 	double ops_per_s;
 

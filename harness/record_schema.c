@@ -302,21 +302,9 @@ static void write_workers(struct json_writer *w, const struct run_state *rs, con
 static void write_times(struct json_writer *w, const struct run_result *r)
 {
 	json_begin_object(w, "time_s");
-	json_key_double(w, "setup", r->time_s.setup);
-	json_key_double(w, "fork", r->time_s.fork);
-	json_key_double(w, "barrier", r->time_s.barrier);
-	json_key_double(w, "attach", r->time_s.attach);
-	json_key_double(w, "attach_max", r->time_s.attach_max);
-	json_key_double(w, "barrier_wait", r->time_s.barrier_wait);
-	json_key_double(w, "baseline_measure", r->time_s.baseline_measure);
-	json_key_double(w, "touch", r->time_s.touch);
-	json_key_double(w, "touch_per_worker", r->time_s.touch_per_worker);
-	json_key_double(w, "touch_per_worker_max", r->time_s.touch_per_worker_max);
-	json_key_double(w, "parked_measure", r->time_s.parked_measure);
-	json_key_double(w, "detach", r->time_s.detach);
-	json_key_double(w, "detach_max", r->time_s.detach_max);
-	json_key_double(w, "exit", r->time_s.exit);
-	json_key_double(w, "total", r->time_s.total);
+#define WRITE_TIME(name) json_key_double(w, #name, r->time_s.name);
+	RUN_TIMES(WRITE_TIME)
+#undef WRITE_TIME
 	json_end_object(w);
 }
 

@@ -31,9 +31,9 @@ $(BUILD)/tests/harness/test-ktrace $(BUILD)/tests/harness/test-ktrace-asan: test
 # the guest (static, under build/guest/ like the other guest binaries, so it
 # goes into the initramfs and the host runner never starts it).
 KTRACE_GUEST := $(BUILD)/guest/tests/harness/ktrace-guest
-$(KTRACE_GUEST): tests/harness/ktrace-guest.c harness/ktrace.c harness/json.c harness/ktrace.h harness/json.h tests/lib/tap.h
+$(KTRACE_GUEST): tests/harness/ktrace-guest.c harness/ktrace.c harness/json.c harness/histogram.c harness/ktrace.h harness/json.h harness/histogram.h tests/lib/tap.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g $(CSTD) $(WARN) -static -Iharness -Ikernel/include -o $@ tests/harness/ktrace-guest.c harness/ktrace.c harness/json.c -lm
+	$(CC) -O2 -g $(CSTD) $(WARN) -static -Iharness -Ikernel/include -o $@ tests/harness/ktrace-guest.c harness/ktrace.c harness/json.c harness/histogram.c -lm
 guest-tests: $(KTRACE_GUEST)
 $(INITRAMFS): $(KTRACE_GUEST)
 test-build:: $(KTRACE_GUEST)

@@ -11,8 +11,8 @@ no clock: their times are ns of whatever clock the platform had, said as
 
 
 def lookup(record, dotted):
-    """record['a']['b'] for 'a.b'; None when any part is missing (as
-    runrecords.lookup, which imports this module)."""
+    """record['a']['b'] for 'a.b'; None when any part is missing. The one
+    copy: runrecords (which imports this module) exports it as its own."""
     node = record
     for part in dotted.split("."):
         if not isinstance(node, dict) or part not in node:

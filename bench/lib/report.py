@@ -450,20 +450,22 @@ def render(context):
     return env.get_template("report.html.j2").render(**context)
 
 
-def write_report(run_dir, run_arg):
-    """Build RUN_DIR/report in a scratch directory beside it, then swap it
-    in: a reader sees the old report or the new one, never half of one."""
-    run = runrecords.Run(run_dir)
-    final = os.path.join(run_dir, "report")
-    tmp = tempfile.mkdtemp(prefix=".report-tmp-", dir=run_dir)
+def publish(final, build):
+    """Make directory FINAL holding index.html = build(scratch): built in a
+    scratch directory beside FINAL (build may put figures there too), then
+    swapped in, so a reader sees the old page or the new one, never half of
+    one. Returns the path of index.html."""
+    parent = os.path.dirname(final)
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".report-tmp-", dir=parent)
     try:
-        html = render(page(run, run_arg, tmp))
+        html = build(tmp)
         with open(os.path.join(tmp, "index.html"), "w") as f:
             f.write(html)
         os.chmod(tmp, 0o755)
         old = None
         if os.path.exists(final):
-            old = tempfile.mkdtemp(prefix=".report-old-", dir=run_dir)
+            old = tempfile.mkdtemp(prefix=".report-old-", dir=parent)
             os.rename(final, os.path.join(old, "report"))
         os.rename(tmp, final)
         tmp = None
@@ -473,3 +475,10 @@ def write_report(run_dir, run_arg):
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
     return os.path.join(final, "index.html")
+
+
+def write_report(run_dir, run_arg):
+    """Write RUN_DIR/report/index.html and its figures (see publish)."""
+    run = runrecords.Run(run_dir)
+    return publish(os.path.join(run_dir, "report"),
+                   lambda tmp: render(page(run, run_arg, tmp)))

@@ -10,9 +10,7 @@ bench/templates/compare.html.j2 with autoescape on; deterministic.
 import csv
 import io
 import os
-import shutil
 import subprocess
-import tempfile
 
 import report
 import runrecords
@@ -152,27 +150,7 @@ def render(context):
 
 
 def write_compare(run_dirs, run_args, out_dir):
-    """Write OUT_DIR/index.html: built in a scratch directory beside
-    OUT_DIR and renamed into place."""
+    """Write OUT_DIR/index.html (see report.publish)."""
     runs = [runrecords.Run(p) for p in run_dirs]
     out_dir = os.path.abspath(out_dir)
-    parent = os.path.dirname(out_dir)
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".report-tmp-", dir=parent)
-    try:
-        html = render(page(runs, run_args, out_dir))
-        with open(os.path.join(tmp, "index.html"), "w") as f:
-            f.write(html)
-        os.chmod(tmp, 0o755)
-        old = None
-        if os.path.exists(out_dir):
-            old = tempfile.mkdtemp(prefix=".report-old-", dir=parent)
-            os.rename(out_dir, os.path.join(old, "report"))
-        os.rename(tmp, out_dir)
-        tmp = None
-        if old:
-            shutil.rmtree(old, ignore_errors=True)
-    finally:
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return os.path.join(out_dir, "index.html")
+    return report.publish(out_dir, lambda tmp: render(page(runs, run_args, out_dir)))

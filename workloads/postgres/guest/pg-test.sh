@@ -34,6 +34,17 @@ wait_for() {
 	done
 }
 
+# Three backends that sleep an hour (application_name victim), in the
+# background; returns once the server lists all three.
+start_victims() {
+	i=0
+	while [ $i -lt 3 ]; do
+		PGAPPNAME=victim psqlc -c "SELECT pg_sleep(3600)" >/dev/null 2>&1 &
+		i=$((i + 1))
+	done
+	wait_for "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'victim'" 3 300
+}
+
 leftovers() {
 	for i in $(seq 1 60); do
 		[ -z "$(ls -A /sys/fs/mshare)" ] && [ -z "$(ls -A "$PGSHM")" ] && break
@@ -141,12 +152,7 @@ run_mode mshare-dax
 # The postmaster killed outright: the reaper removes the region once every
 # process of the server is gone.
 if pg_start mshare-dax 64MB 40; then
-	i=0
-	while [ $i -lt 3 ]; do
-		PGAPPNAME=victim psqlc -c "SELECT pg_sleep(3600)" >/dev/null 2>&1 &
-		i=$((i + 1))
-	done
-	wait_for "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'victim'" 3 300
+	start_victims
 	# A backend SIGKILLed: the postmaster resets shared memory (unmaps the
 	# segment, i.e. unlinks the region, and maps a new one after its
 	# children are gone): the new region replaces the old.
@@ -161,12 +167,7 @@ if pg_start mshare-dax 64MB 40; then
 	fact restart.query "$(psqlc -c "SELECT count(*) FROM kv" 2>&1)"
 	fact restart.msharefs_after "$(ls -A /sys/fs/mshare | tr '\n' ' ')"
 	fact restart.backing_files "$(ls -A "$PGSHM" | tr '\n' ' ')"
-	i=0
-	while [ $i -lt 3 ]; do
-		PGAPPNAME=victim psqlc -c "SELECT pg_sleep(3600)" >/dev/null 2>&1 &
-		i=$((i + 1))
-	done
-	wait_for "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'victim'" 3 300
+	start_victims
 	fact crash.msharefs_before "$(ls -A /sys/fs/mshare | tr '\n' ' ')"
 	kill -9 "$pg_pid"
 	wait
