@@ -10,6 +10,7 @@
 #include "environment.h"
 #include "hugepool.h"
 #include "json.h"
+#include "layout.h"
 #include "mshare_detect.h"
 #include "opts.h"
 #include "plan.h"
@@ -194,6 +195,10 @@ int main(int argc, char **argv)
 		{ "selftest-bench", selftest_bench_main },
 	};
 	const char *cmd = argv[1];
+	/* The commands that fork workers run them in a fixed layout: their
+	 * own page tables are part of every figure (harness/layout.h). */
+	if (strcmp(cmd, "run") == 0 || strcmp(cmd, "selftest-bench") == 0)
+		layout_fix(argv);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(cmd, commands[i].name) == 0)
 			return commands[i].main(argc - 1, argv + 1);

@@ -2,11 +2,13 @@
 #include <hwloc.h>
 #include <numa.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "environment.h"
+#include "layout.h"
 #include "mshare_detect.h"
 #include "platform.h"
 #include "procfs.h"
@@ -46,24 +48,12 @@ static void bracketed(const char *path, char *out, size_t len)
 	}
 }
 
-/* cpu_model's reading of /proc/cpuinfo, also for cpu_hypervisor. */
-static char cpuinfo[1 << 16];
-static int cpuinfo_read = -1;
-
-static const char *cpuinfo_text(void)
+/* 1 when the first CPU's flags in cpuinfo carry "hypervisor" (the CPU
+ * says it runs under one: this "host" is itself a virtual machine), 0 when
+ * they do not, -1 when there are no flags to read. */
+static int cpu_hypervisor(const char *cpuinfo)
 {
-	if (cpuinfo_read < 0)
-		cpuinfo_read = procfs_read("/proc/cpuinfo", cpuinfo, sizeof(cpuinfo)) < 0 ? 0 : 1;
-	return cpuinfo_read ? cpuinfo : NULL;
-}
-
-/* 1 when the first CPU's flags carry "hypervisor" (the CPU says it runs
- * under one: this "host" is itself a virtual machine), 0 when they do
- * not, -1 when there are no flags to read. */
-static int cpu_hypervisor(void)
-{
-	const char *t = cpuinfo_text();
-	const char *f = t ? strstr(t, "\nflags") : NULL;
+	const char *f = cpuinfo ? strstr(cpuinfo, "\nflags") : NULL;
 	if (!f)
 		return -1;
 	const char *end = strchr(f + 1, '\n');
@@ -74,14 +64,11 @@ static int cpu_hypervisor(void)
 	return 0;
 }
 
-static void cpu_model(char *out, size_t len)
+/* The first "model name" of cpuinfo (which it cuts at that line's end). */
+static void cpu_model(char *cpuinfo, char *out, size_t len)
 {
-	static char buf[sizeof(cpuinfo)];
 	snprintf(out, len, "unknown");
-	if (!cpuinfo_text())
-		return;
-	memcpy(buf, cpuinfo, sizeof(buf));
-	char *p = strstr(buf, "model name");
+	char *p = cpuinfo ? strstr(cpuinfo, "model name") : NULL;
 	if (!p)
 		return;
 	p = strchr(p, ':');
@@ -109,6 +96,7 @@ void environment_write_json(struct json_writer *w)
 		json_key_string(w, "machine", u.machine);
 	}
 	json_key_string(w, "platform", environment_platform());
+	json_key_string(w, "aslr", layout_aslr());
 	json_key_string(w, "clock", environment_clock());
 	json_key_string(w, "time_unit", environment_time_unit());
 	mshare_detect(&ms);
@@ -117,9 +105,18 @@ void environment_write_json(struct json_writer *w)
 		json_key_i64(w, "mshare_size", ms.size);
 	else
 		json_key_null(w, "mshare_size");
-	cpu_model(buf, sizeof(buf));
+	/* On the heap for this record only: a static buffer would sit in
+	 * every worker's address space (results/README.md, worker_memory). */
+	enum { CPUINFO_MAX = 1 << 16 };
+	char *cpuinfo = malloc(CPUINFO_MAX);
+	if (cpuinfo && procfs_read("/proc/cpuinfo", cpuinfo, CPUINFO_MAX) < 0) {
+		free(cpuinfo);
+		cpuinfo = NULL;
+	}
+	int hv = cpu_hypervisor(cpuinfo);
+	cpu_model(cpuinfo, buf, sizeof(buf));
+	free(cpuinfo);
 	json_key_string(w, "cpu", buf);
-	int hv = cpu_hypervisor();
 	if (hv < 0)
 		json_key_null(w, "cpu_hypervisor");
 	else

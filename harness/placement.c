@@ -230,7 +230,13 @@ static int plan_cpus(const struct numa_options *o, struct numa_plan *p, char *er
 		}
 	} else {
 		/* Allowed CPUs of each node, in order. */
-		static int by_node[NUMA_MAX_NODES][NUMA_MAX_CPUS];
+		/* 1 MiB: on the heap for this call (in bss it would sit in every
+		 * worker's address space). */
+		int (*by_node)[NUMA_MAX_CPUS] = calloc(NUMA_MAX_NODES, sizeof(*by_node));
+		if (!by_node) {
+			snprintf(err, err_len, "--cpus: out of memory");
+			return -1;
+		}
 		unsigned count[NUMA_MAX_NODES] = { 0 };
 		for (unsigned c = 0; c < NUMA_MAX_CPUS; c++) {
 			if (!bit(allowed, c))
@@ -261,6 +267,7 @@ static int plan_cpus(const struct numa_options *o, struct numa_plan *p, char *er
 					break;
 			}
 		}
+		free(by_node);
 	}
 	if (!p->npus) {
 		snprintf(err, err_len, "--cpus %s: no CPU to run on (allowed: %s)", o->cpus_arg, list);

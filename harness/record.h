@@ -29,7 +29,7 @@
  * 5: environment.clock, environment.time_unit, results.fault_cost (issue 31).
  * 6: results.fault_cost.kernel (--kernel-fault-time) and
  *    results.fault_cost.hw_instructions (--hw-instructions), always present. */
-#define RECORD_SCHEMA_VERSION 6
+#define RECORD_SCHEMA_VERSION 7
 
 /* A latency histogram as the record gives it. */
 struct latency_figures {

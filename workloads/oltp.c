@@ -22,6 +22,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "block_choice.h"
@@ -178,19 +179,27 @@ static void oltp_read(struct oltp_worker *w, uint64_t block)
 
 static int oltp_run(struct workload_ctx *ctx, char *err, size_t err_len)
 {
-	static struct oltp_worker w; /* one per worker process; the row buffer is large */
+	/* One per worker process, on the heap: the row buffer is large, and
+	 * in bss it would sit in the address space of every run's workers. */
+	struct oltp_worker *w = malloc(sizeof(*w));
 	struct first_touch touched;
 
-	memset(&w, 0, offsetof(struct oltp_worker, row));
-	w.ctx = ctx;
-	w.cfg = *(const struct oltp_config *)ctx->config;
-	if (first_touch_init(&touched, ctx) < 0) {
-		snprintf(err, err_len, "cannot allocate the touched-page bitmap");
+	if (!w) {
+		snprintf(err, err_len, "cannot allocate the worker's state (%zu bytes)", sizeof(*w));
 		return -1;
 	}
-	block_chooser_init(&w.chooser, &w.cfg.blocks, ctx->seed);
-	if (persist_init(&w.persist, ctx, err, err_len) < 0) {
+	memset(w, 0, offsetof(struct oltp_worker, row));
+	w->ctx = ctx;
+	w->cfg = *(const struct oltp_config *)ctx->config;
+	if (first_touch_init(&touched, ctx) < 0) {
+		snprintf(err, err_len, "cannot allocate the touched-page bitmap");
+		free(w);
+		return -1;
+	}
+	block_chooser_init(&w->chooser, &w->cfg.blocks, ctx->seed);
+	if (persist_init(&w->persist, ctx, err, err_len) < 0) {
 		first_touch_free(&touched);
+		free(w);
 		return -1;
 	}
 
@@ -204,36 +213,37 @@ static int oltp_run(struct workload_ctx *ctx, char *err, size_t err_len)
 	uint64_t start = clock_now_ns();
 
 	while (!workload_budget_done(ctx, start, ops)) {
-		uint64_t rank, block = block_choose(&w.chooser, &rank);
-		bool write = rng_below(&w.chooser.rng, 100) < w.cfg.write_pct;
+		uint64_t rank, block = block_choose(&w->chooser, &rank);
+		bool write = rng_below(&w->chooser.rng, 100) < w->cfg.write_pct;
 		uint64_t t0 = clock_now_ns();
 
-		first_touch_range(&touched, &touch_ctx, block * w.cfg.blocks.block_size,
-				  w.cfg.blocks.block_size);
+		first_touch_range(&touched, &touch_ctx, block * w->cfg.blocks.block_size,
+				  w->cfg.blocks.block_size);
 		if (write) {
-			if (oltp_write(&w, block, err, err_len) < 0) {
+			if (oltp_write(w, block, err, err_len) < 0) {
 				rc = -1;
 				break;
 			}
 		} else {
-			oltp_read(&w, block);
+			oltp_read(w, block);
 		}
 		uint64_t ns = clock_now_ns() - t0;
 		histogram_record(&slot->op_ns, ns);
 		if (write)
-			w.counters[C_WRITE_NS] += ns;
+			w->counters[C_WRITE_NS] += ns;
 		ops++;
-		w.counters[C_HOT1_OPS] += rank < w.chooser.hot1_ranks;
-		w.counters[C_HOT10_OPS] += rank < w.chooser.hot10_ranks;
+		w->counters[C_HOT1_OPS] += rank < w->chooser.hot1_ranks;
+		w->counters[C_HOT10_OPS] += rank < w->chooser.hot10_ranks;
 	}
-	w.counters[C_PERSIST_PMEM_WORKERS] = w.persist.pmem != NULL;
-	w.counters[C_PERSIST_MSYNC_WORKERS] = w.persist.pmem == NULL;
-	w.counters[C_BLOCKS] = ctx->worker == 0 ? w.cfg.blocks.nblocks : 0;
+	w->counters[C_PERSIST_PMEM_WORKERS] = w->persist.pmem != NULL;
+	w->counters[C_PERSIST_MSYNC_WORKERS] = w->persist.pmem == NULL;
+	w->counters[C_BLOCKS] = ctx->worker == 0 ? w->cfg.blocks.nblocks : 0;
 	slot->ops = ops;
-	slot->bytes = w.counters[C_READS] * w.cfg.blocks.block_size +
-		      w.counters[C_WRITES] * w.cfg.row_size;
-	memcpy(slot->counters, w.counters, sizeof(w.counters));
+	slot->bytes = w->counters[C_READS] * w->cfg.blocks.block_size +
+		      w->counters[C_WRITES] * w->cfg.row_size;
+	memcpy(slot->counters, w->counters, sizeof(w->counters));
 	first_touch_free(&touched);
+	free(w);
 	return rc;
 }
 

@@ -26,6 +26,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checksum.h"
@@ -129,21 +130,18 @@ static struct redo_record *slot_of(const struct redo_worker *w, uint64_t lsn)
 	return (struct redo_record *)(w->log + lsn % w->cfg.log_bytes);
 }
 
-static int redo_write(struct redo_worker *w)
+/* The writer's loop; record is its private image of one record
+ * (w->cfg.record_size bytes, 8-byte aligned). */
+static int redo_write_with(struct redo_worker *w, uint64_t *record)
 {
 	struct workload_ctx *ctx = w->ctx;
 	struct persist persist;
 	struct rng rng;
-	static uint64_t record[1u << 17]; /* record image, up to 1 MiB */
 	uint64_t rec = w->cfg.record_size, payload = rec - sizeof(struct redo_record);
 	uint64_t count = 0, seq = 0;
 	struct first_touch touched;
 	int rc = 0;
 
-	if (rec > sizeof(record)) {
-		snprintf(w->err, w->err_len, "--record-size above %zu bytes", sizeof(record));
-		return -1;
-	}
 	if (first_touch_init(&touched, ctx) < 0) {
 		snprintf(w->err, w->err_len, "cannot allocate the touched-page bitmap");
 		return -1;
@@ -224,6 +222,27 @@ static int redo_write(struct redo_worker *w)
 	/* Wake readers so they notice the end. */
 	atomic_fetch_add(&w->control->wake, 1);
 	futex_wake_all((uint32_t *)&w->control->wake);
+	return rc;
+}
+
+enum { REDO_RECORD_MAX = 1 << 20 };
+
+static int redo_write(struct redo_worker *w)
+{
+	if (w->cfg.record_size > REDO_RECORD_MAX) {
+		snprintf(w->err, w->err_len, "--record-size above %d bytes", REDO_RECORD_MAX);
+		return -1;
+	}
+	/* On the heap of the writer: in bss it would sit in the address space
+	 * of every run's workers. */
+	uint64_t *record = malloc(w->cfg.record_size);
+	if (!record) {
+		snprintf(w->err, w->err_len, "cannot allocate a record image of %llu bytes",
+			 (unsigned long long)w->cfg.record_size);
+		return -1;
+	}
+	int rc = redo_write_with(w, record);
+	free(record);
 	return rc;
 }
 
