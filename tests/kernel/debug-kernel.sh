@@ -33,7 +33,7 @@ cd "$root" || exit 1
 . tests/kernel/lib/guest.sh
 
 # Part of the default `make test`; MSHARE_SKIP_DEBUG=1 is the explicit
-# opt-out (README, Tests: what a cold build of the debug flavour costs).
+# opt-out (tests/README.md: what a cold build of the debug flavour costs).
 if [ "${MSHARE_SKIP_DEBUG:-0}" = 1 ]; then
 	skip "debug kernel tier" "MSHARE_SKIP_DEBUG=1 (make test-debug runs it)"
 	finish

@@ -29,7 +29,7 @@ BACKENDS=20
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/plan-pg.XXXXXX") || exit 2
 data="$tmp/data" pg_pid="" hp_added=0 run_pid=""
 . tests/lib/postgres.sh
-# The suite's hugepage pool lock (harness/hugepool.c, README "The hugepage
+# The suite's hugepage pool lock (harness/hugepool.c, docs/running.md "The hugepage
 # pool"): held while counting free pages until they are allocated, and while
 # giving pages back.
 POOL_LOCK=/run/mshare-bench/hugepool.lock

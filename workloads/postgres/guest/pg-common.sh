@@ -71,7 +71,7 @@ minflt() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $8}'; }
 # what is missing of NEED free, unreserved pages and adds that to
 # pool_added; pool_give_back returns pool_added, never more than is free
 # (the pool never drops below what others hold). On the host both run
-# under the suite's pool lock (harness/hugepool.c, README "The hugepage
+# under the suite's pool lock (harness/hugepool.c, docs/running.md "The hugepage
 # pool"), held by pool_take until pool_release_lock (after the server has
 # reserved its pages), so no other run counts our pages as free.
 HP=/proc/sys/vm/nr_hugepages
