@@ -40,9 +40,13 @@ relay() {
 		case "$line" in
 		"kernel/build.sh: up to date "*) continue ;;	# the image line says "copied from the kernel cache"
 		"kernel/build.sh: building ("*) kind=progress ;;
-		"kernel/build.sh: not in the cache "*|"kernel/build.sh: built in "*|"kernel/build.sh: error: "*) kind=note ;;
+		"kernel/build.sh: not in the cache "*|"kernel/build.sh: built in "*|"kernel/build.sh: error: "*|\
+		"kernel/build.sh: series: "*) kind=note ;;	# results, not the start of a step
 		"kernel/build.sh: "*) kind=step ;;
-		*.[chS]:[0-9]*": warning:"*|"  CONFIG_"*) kind=line ;;
+		.config:*) continue ;;	# kconfig's override notes: build.sh checks every fragment's value
+		# the compiler's warnings build.sh passes on (its filter: mm/ or mshare);
+		# its config check's lines
+		*warning:*mm/*|*mm/*warning:*|*warning:*mshare*|*mshare*warning:*|"  CONFIG_"*) kind=line ;;
 		*) continue ;;
 		esac
 		now=$(date +%s)
@@ -51,6 +55,7 @@ relay() {
 		fi
 		t=$now open=0
 		line=${line#kernel/build.sh: }
+		line=${line#"building ($flavour): "}
 		case "$kind" in
 		step) printf 'kernel (%s): %s ...' "$flavour" "$line" >&2; open=1 ;;
 		progress|note) echo "kernel ($flavour): $line" >&2 ;;

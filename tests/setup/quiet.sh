@@ -127,10 +127,13 @@ built|fail)
 	n "installing bc (waiting up to 10 min if another apt/dpkg holds the dpkg lock)"
 	i=0; while [ $i -lt 300 ]; do echo "Setting up fake-$i ..." >&2; i=$((i + 1)); done
 	n "unpacking /usr/src/linux-source-6.1.tar.xz into /cache/tree"
+	n "series: 29 patches applied, 3 files changed in the build tree"
 	echo ".config:41:warning: override: reassigning to symbol SLUB_DEBUG" >&2
+	echo ".config:52:warning: override: reassigning to symbol MSHARE" >&2
 	n "building bzImage (normal flavour, -j2, log /cache/tree/.mshare-build.log)"
 	n "building (normal): 0m30s elapsed, 100 files compiled; last: CC mm/mshare.o"
 	echo "mm/mshare.c:12:5: warning: unused variable 'x' [-Wunused-variable]" >&2
+	echo "vmlinux.o: warning: objtool: mm/mshare.o: unreachable instruction" >&2
 	if [ "$FAKE_KERNEL" = fail ]; then
 		echo "mm/mshare.c:99:1: error: expected ';' before '}' token" >&2
 		n "error: kernel build failed; full log: /cache/tree/.mshare-build.log"
@@ -151,14 +154,15 @@ expect "quiet-build: cached: one labelled line (flavour, build key, copied from 
 		grep -qx "kernel image: build/kernel/bzImage (patched mshare kernel, normal flavour, build key 00112233aabbccdd; copied from the kernel cache)" "$1"' \
 	"$rc" "$WORK/oe"
 qb built
-expect "quiet-build: built: step lines with their times, progress, the mm/ warning, the label 'built in 375 s' (exit $rc)" "$WORK/oe" \
+expect "quiet-build: built: step lines with their times, the series and progress lines, the mm/ warning, the label 'built in 375 s' (exit $rc)" "$WORK/oe" \
 	sh -c '[ $0 = 0 ] && grep -qE "^kernel \(normal\): installing bc .* \.\.\. done in [0-9]+ s$" "$1" &&
-		grep -qx "kernel (normal): building (normal): 0m30s elapsed, 100 files compiled; last: CC mm/mshare.o" "$1" &&
-		grep -qF "mm/mshare.c:12:5: warning: unused variable" "$1" &&
+		grep -qx "kernel (normal): 0m30s elapsed, 100 files compiled; last: CC mm/mshare.o" "$1" &&
+		grep -qx "kernel (normal): series: 29 patches applied, 3 files changed in the build tree" "$1" &&
+		grep -qF "mm/mshare.c:12:5: warning: unused variable" "$1" && grep -qF "objtool: mm/mshare.o: unreachable" "$1" &&
 		grep -qx "kernel image: build/kernel/bzImage (patched mshare kernel, normal flavour, build key 00112233aabbccdd; built in 375 s)" "$1"' \
 	"$rc" "$WORK/oe"
 expect "quiet-build: built: apt's lines and merge_config's override note only in the log ($(lines "$WORK/oe") lines on the terminal)" "$WORK/oe" \
-	sh -c 'grep -q "fake-299" "$2" && grep -q "warning: override" "$2" && ! grep -q "fake-\|override" "$1" && [ "$(wc -l <"$1")" -le 8 ]' \
+	sh -c 'grep -q "fake-299" "$2" && grep -q "warning: override" "$2" && ! grep -q "fake-\|override" "$1" && [ "$(wc -l <"$1")" -le 10 ]' \
 	_ "$WORK/oe" "$klog"
 qb fail
 expect "quiet-build: a failed build: its status (1, got $rc), the error, the log's tail and path" "$WORK/oe" \
