@@ -37,7 +37,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 # apt-get waits for the dpkg frontend lock with DPkg::Lock::Timeout, but not
-# for the lists lock of `apt-get update`, and with -qq it waits silently:
+# for the lists lock of `apt-get update`, and it waits silently:
 # retry here, saying who holds the lock (on the terminal, step_say), until
 # DEPS_LOCK_TIMEOUT. Everything apt-get prints goes to the step's log.
 err=$(mktemp "${TMPDIR:-/tmp}/deps.XXXXXX")
