@@ -65,8 +65,10 @@ test-build:: $(BIN)
 # is part of it: the debug flavour is built (or copied) too.
 # MSHARE_SKIP_DEBUG=1 skips that tier and its build, saying so
 # (make test-debug runs the tier alone).
-test: test-build
+# Set-up is quiet (scripts/step): one line per step, its output in build/logs/.
+test:
 	@scripts/deps.sh --tests
+	@scripts/step test-build "build: compiling the harness and the test binaries" $(MAKE) --no-print-directory test-build
 	@if [ "$(MSHARE_SKIP_GUEST)" = 1 ]; then \
 		echo "make test: MSHARE_SKIP_GUEST=1: the kernel and guest tests are skipped, the patched kernel is not built"; \
 	else \
@@ -75,21 +77,24 @@ test: test-build
 			$(MAKE) --no-print-directory kernel-debug || echo "make test: make kernel-debug failed (see above); tests/kernel/debug-kernel.sh will fail (MSHARE_SKIP_DEBUG=1 make test skips the debug tier)" >&2 ;; \
 		esac; else echo "make test: MSHARE_SKIP_DEBUG=1: the debug-kernel tier is skipped, the debug kernel is not built"; fi; \
 	fi; \
-	if [ "$(MSHARE_SKIP_GUEST)" != 1 ] && [ -z "$(MSHARE_2025_TESTS)" ]; then \
-		if MSHARE_KERNEL_CACHED_ONLY=1 $(MAKE) --no-print-directory kernel-2025 >/dev/null; then \
-			export MSHARE_2025_TESTS=1; \
-		else \
-			echo "make test: the mshare-2025 kernel (Linux 6.12) is not in the kernel cache: its tier is skipped (make test-2025 builds it, about 20 min cold; not built here so that a cold make test stays within CI's time)"; \
-		fi; \
-	fi; \
-	if [ "$(MSHARE_SKIP_GUEST)" != 1 ] && [ -z "$(MSHARE_2025_DEBUG_TESTS)" ]; then \
-		if MSHARE_KERNEL_CACHED_ONLY=1 $(MAKE) --no-print-directory kernel-2025-debug >/dev/null; then \
-			export MSHARE_2025_DEBUG_TESTS=1; \
-		else \
-			echo "make test: the mshare-2025-debug kernel (Linux 6.12, KASAN, lockdep) is not in the kernel cache: its tier is skipped (make test-2025-debug builds it, about an hour cold)"; \
-		fi; \
-	fi; \
+	$(call cached_tier,mshare-2025,MSHARE_2025_TESTS,test-2025) \
+	$(call cached_tier,mshare-2025-debug,MSHARE_2025_DEBUG_TESTS,test-2025-debug) \
 	tests/run-tests.sh
+
+# $(call cached_tier,FLAVOUR,VARIABLE,TARGET): shell text for the test recipe.
+# The tier of kernel FLAVOUR runs (VARIABLE=1 exported) when the kernel cache
+# holds its image, copied by kernel/quiet-build.sh with
+# MSHARE_KERNEL_CACHED_ONLY=1; its exit 3 (not cached) is a skip said in one
+# line, not a make error; another failure prints its output and skips too.
+cached_tier = \
+	if [ "$(MSHARE_SKIP_GUEST)" != 1 ] && [ -z "$($(2))" ]; then \
+		rc=0; msg=$$(MSHARE_KERNEL_CACHED_ONLY=1 MSHARE_KERNEL_FLAVOUR=$(1) kernel/quiet-build.sh 2>&1) || rc=$$?; \
+		case $$rc in \
+		0) echo "$$msg"; export $(2)=1 ;; \
+		3) echo "make test: the $(1) tier is skipped: its kernel is not in the kernel cache (make $(3) builds it, then runs the tier)" ;; \
+		*) echo "$$msg" >&2; echo "make test: the $(1) tier is skipped: copying its kernel from the cache failed (exit $$rc, see above)" >&2 ;; \
+		esac; \
+	fi;
 
 # The debug-kernel tier alone (KASAN, lockdep, ...; tests/kernel/debug-kernel.sh).
 .PHONY: test-debug

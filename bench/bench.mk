@@ -14,9 +14,10 @@
 #                                 directory under results/ (or of RUNS)
 .PHONY: bench sweep vm-sweep plots compare reports
 
+# Set-up is quiet (scripts/step): one line per step, its output in build/logs/.
 bench:
 	@scripts/deps.sh
-	@$(MAKE) --no-print-directory all
+	@scripts/step build "build: compiling $(BIN)" $(MAKE) --no-print-directory all
 	@bench/main-job
 
 sweep: $(BIN)

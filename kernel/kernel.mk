@@ -12,19 +12,21 @@
 #                        leaves build/kernel-2025-debug/bzImage; not built by make test
 #   make kernel-clean    remove build/kernel and build/kernel-debug (the shared
 #                        cache stays; kernel/build.sh --purge drops it)
+# They run kernel/build.sh through kernel/quiet-build.sh: a line per step,
+# the whole output in build/logs/kernel-FLAVOUR.log, a labelled image line.
 KERNEL_FLAVOUR := $(if $(filter 1 yes y,$(DEBUG)),debug,$(if $(FLAVOUR),$(FLAVOUR),normal))
 .PHONY: kernel kernel-debug kernel-2025 kernel-2025-debug kernel-clean
 kernel:
-	@MSHARE_KERNEL_FLAVOUR=$(KERNEL_FLAVOUR) kernel/build.sh
+	@MSHARE_KERNEL_FLAVOUR=$(KERNEL_FLAVOUR) kernel/quiet-build.sh
 
 kernel-debug:
-	@kernel/build.sh --debug
+	@kernel/quiet-build.sh --debug
 
 kernel-2025:
-	@MSHARE_KERNEL_FLAVOUR=mshare-2025 kernel/build.sh
+	@MSHARE_KERNEL_FLAVOUR=mshare-2025 kernel/quiet-build.sh
 
 kernel-2025-debug:
-	@MSHARE_KERNEL_FLAVOUR=mshare-2025-debug kernel/build.sh
+	@MSHARE_KERNEL_FLAVOUR=mshare-2025-debug kernel/quiet-build.sh
 
 kernel-clean:
 	@kernel/build.sh --clean

@@ -4,7 +4,10 @@
 # `.ci/run` agree.  When another package manager holds the dpkg lock (an
 # unattended upgrade, another job), apt-get waits for it (up to
 # DEPS_LOCK_TIMEOUT seconds, default 600) and says so, instead of failing.
+# Quiet: one line (scripts/lib/step.sh); apt's and dpkg's output goes to
+# build/logs/deps.log, whose path and last lines are printed on failure.
 set -eu
+. "$(dirname "$0")/lib/step.sh"
 PACKAGES="build-essential pkg-config libpmem-dev libpmem2-dev libnuma-dev libhwloc-dev libjansson-dev \
 ndctl daxctl gnuplot-nox python3 python3-jinja2 qemu-system-x86 busybox-static e2fsprogs cpio"
 # python3-jinja2: bench/report's HTML page. With --tests (make test,
@@ -24,16 +27,19 @@ missing=""
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-echo "deps: installing:$missing" >&2
+if [ -z "$missing" ]; then
+	echo "deps: the $(echo $PACKAGES | wc -w) Debian packages it needs are installed already" >&2
+	exit 0
+fi
 if [ "$(id -u)" != 0 ]; then
 	echo "deps: need root to apt-get install:$missing" >&2
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
 # apt-get waits for the dpkg frontend lock with DPkg::Lock::Timeout, but not
-# for the lists lock of `apt-get update`, and with -qq it waits silently:
-# retry here, saying who holds the lock, until DEPS_LOCK_TIMEOUT.
+# for the lists lock of `apt-get update`, and it waits silently:
+# retry here, saying who holds the lock (on the terminal, step_say), until
+# DEPS_LOCK_TIMEOUT. Everything apt-get prints goes to the step's log.
 err=$(mktemp "${TMPDIR:-/tmp}/deps.XXXXXX")
 trap 'rm -f "$err"' EXIT
 apt_get() {	# apt_get ARGS...: apt-get, waiting for a held lock
@@ -50,18 +56,26 @@ apt_get() {	# apt_get ARGS...: apt-get, waiting for a held lock
 		waited=$(($(date +%s) - t0))
 		if [ "$waited" -ge "$lock_timeout" ]; then
 			cat "$err" >&2
-			echo "deps: gave up after waiting ${waited}s for the package lock (DEPS_LOCK_TIMEOUT=$lock_timeout)" >&2
+			step_say "deps: gave up after waiting ${waited}s for the package lock (DEPS_LOCK_TIMEOUT=$lock_timeout)"
 			return 1
 		fi
 		who=$(grep -o 'held by process [0-9]* ([^)]*)' "$err" | head -1)
 		# Say so at first, when the holder changes, and about once a minute.
 		if [ "$said" != "holder $who" ] || [ $((waited % 60)) -lt 10 ]; then
-			echo "deps: apt-get $1: the package lock is held${who:+ by ${who#held by }}; waiting (${waited}s of ${lock_timeout}s)" >&2
+			step_say "deps: apt-get $1: the package lock is held${who:+ by ${who#held by }}; waiting (${waited}s of ${lock_timeout}s)"
 			said="holder $who"
 		fi
 		sleep 5
 	done
 }
-apt_get update -qq || { echo "deps: apt-get update failed (see above)" >&2; exit 1; }
-# shellcheck disable=SC2086
-apt_get install -y -qq $missing || { echo "deps: apt-get install$missing failed (see above)" >&2; exit 1; }
+install() {
+	apt_get update || { echo "deps: apt-get update failed"; return 1; }
+	# shellcheck disable=SC2086
+	apt_get install -y $missing || { echo "deps: apt-get install$missing failed"; return 1; }
+}
+log=$(step_log deps) || exit 1
+: >"$log"
+step_run "$log" "deps: installing$missing" install || exit 1
+# apt's warnings (W: lines) are said, not hidden; dpkg's notes stay in the log
+nw=$(grep -c '^W: ' "$log" || true)
+[ "$nw" = 0 ] || echo "deps: apt-get printed $nw warnings (W: lines of $(step_show "$log"))" >&2

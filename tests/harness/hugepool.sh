@@ -126,7 +126,9 @@ kill_case() { # point what-to-expect-before-cleanup
 		--workload pt-footprint --quiet --out "$WORK/kill-$1.json" 2>"$WORK/kill-$1.err" &
 	pid=$!
 	BG=$pid
-	wait $pid
+	# 2>/dev/null: the shell's "Killed" for the expected SIGKILL (the check
+	# below reads the status)
+	wait $pid 2>/dev/null
 	rc=$?
 	check "SIGKILL at $1: the run died by SIGKILL (exit $rc)" [ "$rc" -eq 137 ]
 	check "SIGKILL at $1: it left a ledger entry" [ "$(entries_of $pid)" -eq 1 ]
@@ -160,7 +162,7 @@ for point in hugepool-giving hugepool-given; do
 		--workload pt-footprint --quiet --out "$WORK/kc-$point.json" 2>/dev/null &
 	pid=$!
 	BG=$pid
-	wait $pid
+	wait $pid 2>/dev/null	# killed, as it should be: not the shell's "Killed"
 	left=$(pool)
 	MSHARE_BENCH_KILL_AT=$point "$BIN" cleanup >/dev/null 2>&1
 	rc=$?

@@ -30,7 +30,7 @@ cd "$root" || exit 1
 . tests/kernel/lib/guest.sh
 guest_require "kernel fault time (ktrace)"
 guest_setup fault-time
-echo "# fault-time: booting the patched kernel under QEMU with the instruction clock (1 vCPU); about a minute (log $out.vm.log)"
+echo "# fault-time: booting the patched kernel under QEMU with the instruction clock (1 vCPU); a line a minute while it runs (log $out.vm.log)"
 # 4K fsdax alignment; --page 4k gives one fault per 4 KiB page of the DAX
 # file, --page any 2 MiB mappings where the file's blocks allow them.
 # The instruction clock (-icount, 1 vCPU): under plain TCG with 2 vCPUs the
@@ -56,8 +56,8 @@ kernel/vm/run.sh --no-build --clock instructions --align 4K --hugepages 16 --mem
 		done
 		mshare-bench run --backend anon --size 8M $common --out /out/run-plain.json 2>/out/run-plain.err; echo $? >/out/run-plain.rc' \
 	>"$out.vm.log" 2>&1 &
-guest_wait $!
-guest_ran $? "the guest booted, ran ktrace-guest and logged no kernel warning" "$out.vm.log"
+guest_wait $! guest_heartbeat
+guest_ran $? "the guest booted, ran ktrace-guest and logged no kernel warning ($_gw_secs s)" "$out.vm.log"
 if ! guest_relay "ktrace" "$out/ktrace.tap"; then
 	not_ok "ktrace-guest printed no TAP line (output $out/ktrace.tap)"
 	sed 's/^/# /' "$out/ktrace.tap" 2>/dev/null | tail -20

@@ -22,7 +22,7 @@ cd "$root" || exit 1
 guest_require "head-to-head in the guest"
 guest_setup head-to-head
 common="--workers 100 --size 64M --page 4k --workload pt-footprint --quiet"
-echo "# head-to-head: booting the patched kernel under QEMU (TCG); the runs take a few minutes (log $out.vm.log)"
+echo "# head-to-head: booting the patched kernel under QEMU (TCG); a line when the guest is up, then a line a minute (log $out.vm.log)"
 t0=$(date +%s)
 kernel/vm/run.sh --mem 2G --timeout 600 --out "$out" -- sh -c "
 mshare-bench run --backend mshare $common --out /out/mshare.json &&

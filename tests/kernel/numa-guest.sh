@@ -21,7 +21,7 @@ cd "$root" || exit 1
 guest_require "NUMA in a 2-node guest"
 guest_setup numa-guest
 c="--size 64M --page 4k --workload pt-footprint --quiet"
-echo "# numa-guest: booting a 2-node guest under QEMU (TCG); a few minutes (log $out.vm.log)"
+echo "# numa-guest: booting a 2-node guest under QEMU (TCG); a line a minute while it runs (log $out.vm.log)"
 kernel/vm/run.sh --numa 2 --cpus 2 --pmem-node 1 --mem 2G --pmem 1 --timeout 1200 --out "$out" -- sh -c "
 ls -d /sys/devices/system/node/node[0-9]* >/out/nodes.txt
 mshare-bench run --backend mshare --workers 100 --cpus spread --mem-policy local $c --out /out/mshare.json &&
@@ -34,9 +34,9 @@ mshare-bench run --backend hugetlb-2m --workers 8 --size 256M --workload pt-foot
 	--quiet --out /out/hugetlb-bind1.json &&
 cat /sys/devices/system/node/node*/hugepages/hugepages-2048kB/nr_hugepages >/out/hugepages-after.txt &&
 { mshare-bench run --backend shm --workers 2 --size 4M --workload touch --cpus 2 --out /out/never.json 2>/out/cpu2.err; echo \$? >/out/cpu2.rc; }
-" >"$out.vm.log" 2>&1
-rc=$?
-guest_ran $rc "the NUMA runs in a 2-node guest" "$out.vm.log"
+" >"$out.vm.log" 2>&1 &
+guest_wait $! guest_heartbeat
+guest_ran $? "the NUMA runs in a 2-node guest ($_gw_secs s)" "$out.vm.log"
 PYTHONPATH=tests/lib python3 - "$out" "$TAP_N" <<'PY'
 import os, sys
 import tap

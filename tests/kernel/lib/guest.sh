@@ -36,6 +36,7 @@ guest_tap() {
 # guest may write, and the initramfs built (log $out.build.log); when either
 # fails, that is the test's last TAP line.
 guest_setup() {
+	_gs_name=$1
 	mkdir -p build/vm
 	out=$(mktemp -d "build/vm/$1.XXXXXX") || bail "$1: cannot create a results directory in build/vm"
 	chmod 755 "$out"
@@ -45,9 +46,11 @@ guest_setup() {
 # guest_wait PID [PROGRESS]: waits for PID, a kernel/vm/run.sh (or a test
 # that runs one) started in the background, so that a TERM or INT to this
 # script reaches it and it stops QEMU; runs the command PROGRESS every 2 s
-# meanwhile.  Its status is PID's.
+# meanwhile (guest_heartbeat: a line a minute).  Its status is PID's;
+# _gw_secs is how long it ran.
 guest_wait() {
-	_gw_pid=$1
+	_gw_pid=$1 _gw_t0=$(date +%s)
+	_gw_beat=$_gw_t0
 	trap 'kill -TERM $_gw_pid 2>/dev/null; wait $_gw_pid; exit 143' TERM INT
 	if [ -n "${2:-}" ]; then
 		while kill -0 "$_gw_pid" 2>/dev/null; do
@@ -57,8 +60,17 @@ guest_wait() {
 	fi
 	wait "$_gw_pid"
 	_gw_rc=$?
+	_gw_secs=$(($(date +%s) - _gw_t0))
 	trap - TERM INT
 	return $_gw_rc
+}
+# guest_heartbeat: PROGRESS for guest_wait, "# NAME: still running (N s)" a
+# minute (NAME of guest_setup), in place of an estimate of how long it takes.
+guest_heartbeat() {
+	if [ $(($(date +%s) - _gw_beat)) -ge 60 ]; then
+		_gw_beat=$(date +%s)
+		echo "# ${_gs_name:-guest}: still running ($((_gw_beat - _gw_t0)) s)"
+	fi
 }
 # guest_ran RC DESCRIPTION LOG: the TAP line for a guest run that returned
 # RC (kernel/vm/run.sh's status); when it failed, LOG's tail and the end of
