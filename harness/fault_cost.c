@@ -7,7 +7,7 @@ void fault_cost_slot_init(struct fault_cost_slot *s)
 {
 	memset(s, 0, sizeof(*s));
 	for (int k = 0; k < FC_KINDS; k++)
-		s->kind[k].min = UINT64_MAX;
+		tally_init(&s->kind[k]);
 }
 
 void fault_cost_shared_init(struct fault_cost_shared *sh)
@@ -17,18 +17,8 @@ void fault_cost_shared_init(struct fault_cost_shared *sh)
 
 void fault_cost_merge(struct fault_cost_slot *into, const struct fault_cost_slot *from)
 {
-	for (int k = 0; k < FC_KINDS; k++) {
-		struct fault_cost_tally *t = &into->kind[k];
-		const struct fault_cost_tally *f = &from->kind[k];
-		if (!f->count)
-			continue;
-		t->count += f->count;
-		t->sum += f->sum;
-		if (f->min < t->min)
-			t->min = f->min;
-		if (f->max > t->max)
-			t->max = f->max;
-	}
+	for (int k = 0; k < FC_KINDS; k++)
+		tally_merge(&into->kind[k], &from->kind[k]);
 	into->faults_taken += from->faults_taken;
 	into->slept += from->slept;
 	into->preempted += from->preempted;
@@ -48,7 +38,7 @@ static uint64_t count_u64(const void *buckets, unsigned i)
 }
 
 uint64_t fault_cost_percentile(const struct fault_cost_shared *sh, enum fault_cost_kind k,
-			       const struct fault_cost_tally *t, double pct)
+			       const struct tally *t, double pct)
 {
 	/* The shared buckets also hold the touches of workers that did not
 	 * publish (crashed): rank over what they hold, clamp to the tally. */

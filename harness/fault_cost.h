@@ -41,12 +41,8 @@ struct fault_cost_shared {
 };
 
 /* One kind's figures of one worker (its slot) or of the run (merged). */
-struct fault_cost_tally {
-	uint64_t count, sum, min, max;
-};
-
 struct fault_cost_slot {
-	struct fault_cost_tally kind[FC_KINDS];
+	struct tally kind[FC_KINDS];
 	uint64_t faults_taken;     /* minflt + majflt rises of the touches counted as faults */
 	uint64_t slept;            /* of those, touches during which nvcsw rose */
 	uint64_t preempted;        /* touches during which nivcsw rose */
@@ -71,13 +67,7 @@ static inline void fault_cost_note(struct fault_cost_shared *sh, struct fault_co
 		return;
 	}
 	enum fault_cost_kind k = faults ? FC_FAULT : FC_NO_FAULT;
-	struct fault_cost_tally *t = &s->kind[k];
-	t->count++;
-	t->sum += value;
-	if (value < t->min)
-		t->min = value;
-	if (value > t->max)
-		t->max = value;
+	tally_add(&s->kind[k], value);
 	if (faults) {
 		s->faults_taken += faults;
 		s->slept += voluntary != 0;
@@ -112,6 +102,6 @@ void fault_cost_merge(struct fault_cost_slot *into, const struct fault_cost_slot
 /* Parent: the percentile pct of one kind, from the shared buckets; the
  * bucket's upper edge, clamped to the tally's min and max; 0 when empty. */
 uint64_t fault_cost_percentile(const struct fault_cost_shared *sh, enum fault_cost_kind k,
-			       const struct fault_cost_tally *t, double pct);
+			       const struct tally *t, double pct);
 
 #endif

@@ -12,7 +12,7 @@
 void histogram_init(struct histogram *h)
 {
 	memset(h, 0, sizeof(*h));
-	h->min = UINT64_MAX;
+	tally_init(&h->t);
 }
 
 uint64_t histogram_bucket_upper(unsigned b, unsigned sub_bits)
@@ -29,25 +29,15 @@ uint64_t histogram_bucket_upper(unsigned b, unsigned sub_bits)
 
 void histogram_record(struct histogram *h, uint64_t value)
 {
-	h->count++;
-	h->sum += value;
-	if (value < h->min)
-		h->min = value;
-	if (value > h->max)
-		h->max = value;
+	tally_add(&h->t, value);
 	h->buckets[histogram_bucket_of(value, HISTOGRAM_SUB_BITS, HISTOGRAM_MAX_BITS)]++;
 }
 
 void histogram_merge(struct histogram *into, const struct histogram *from)
 {
-	if (!from->count)
+	if (!from->t.count)
 		return;
-	into->count += from->count;
-	into->sum += from->sum;
-	if (from->min < into->min)
-		into->min = from->min;
-	if (from->max > into->max)
-		into->max = from->max;
+	tally_merge(&into->t, &from->t);
 	for (unsigned i = 0; i < HISTOGRAM_BUCKETS; i++)
 		into->buckets[i] += from->buckets[i];
 }
@@ -95,11 +85,11 @@ static uint64_t count_u32(const void *buckets, unsigned i)
 
 uint64_t histogram_percentile(const struct histogram *h, double pct)
 {
-	return histogram_percentile_of(count_u32, h->buckets, HISTOGRAM_BUCKETS, HISTOGRAM_SUB_BITS, h->count,
-				       h->min, h->max, pct);
+	return histogram_percentile_of(count_u32, h->buckets, HISTOGRAM_BUCKETS, HISTOGRAM_SUB_BITS, h->t.count,
+				       h->t.min, h->t.max, pct);
 }
 
 double histogram_mean(const struct histogram *h)
 {
-	return h->count ? (double)h->sum / (double)h->count : 0.0;
+	return h->t.count ? (double)h->t.sum / (double)h->t.count : 0.0;
 }

@@ -17,11 +17,42 @@
 #define HISTOGRAM_BUCKETS \
 	(HISTOGRAM_SUB_BUCKETS * (HISTOGRAM_MAX_BITS - HISTOGRAM_SUB_BITS + 1))
 
+/* How many values, their sum, least and greatest: the part of every
+ * latency summary here that merges by adding (an empty one has min
+ * UINT64_MAX: tally_init). */
+struct tally {
+	uint64_t count, sum, min, max;
+};
+
+static inline void tally_init(struct tally *t)
+{
+	*t = (struct tally){ .min = UINT64_MAX };
+}
+
+static inline void tally_add(struct tally *t, uint64_t value)
+{
+	t->count++;
+	t->sum += value;
+	if (value < t->min)
+		t->min = value;
+	if (value > t->max)
+		t->max = value;
+}
+
+static inline void tally_merge(struct tally *into, const struct tally *from)
+{
+	if (!from->count)
+		return;
+	into->count += from->count;
+	into->sum += from->sum;
+	if (from->min < into->min)
+		into->min = from->min;
+	if (from->max > into->max)
+		into->max = from->max;
+}
+
 struct histogram {
-	uint64_t count;
-	uint64_t sum;
-	uint64_t min;
-	uint64_t max;
+	struct tally t;
 	uint32_t buckets[HISTOGRAM_BUCKETS];
 };
 

@@ -21,15 +21,15 @@ static double secs(uint64_t ns)
 
 static void latency_figures(const struct histogram *h, struct latency_figures *f)
 {
-	f->count = h->count;
+	f->count = h->t.count;
 	f->mean = histogram_mean(h);
-	f->min = h->count ? h->min : 0;
+	f->min = h->t.count ? h->t.min : 0;
 	f->p50 = histogram_percentile(h, 50);
 	f->p90 = histogram_percentile(h, 90);
 	f->p99 = histogram_percentile(h, 99);
 	f->p999 = histogram_percentile(h, 99.9);
 	f->p9999 = histogram_percentile(h, 99.99);
-	f->max = h->max;
+	f->max = h->t.max;
 }
 
 /* Sums and maxima over the workers that published their figures. */
@@ -179,7 +179,7 @@ void record_result(const struct run_state *rs, struct run_result *r)
 	latency_figures(&r->slot.fault_ns, &r->fault);
 	latency_figures(&r->slot.op_ns, &r->op);
 	for (int k = 0; k < FC_KINDS; k++) {
-		const struct fault_cost_tally *t = &r->fc.kind[k];
+		const struct tally *t = &r->fc.kind[k];
 		struct latency_figures *f = &r->fc_kind[k];
 		static const double pct[] = { 50, 90, 99, 99.9, 99.99 };
 		uint64_t *out[] = { &f->p50, &f->p90, &f->p99, &f->p999, &f->p9999 };

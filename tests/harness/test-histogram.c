@@ -40,7 +40,7 @@ int main(void)
 			exact = 0;
 	}
 	TAP_OK(exact, "values below 32 are exact at every percentile");
-	TAP_OK(h.count == 32 && h.sum == 496 && h.min == 0 && h.max == 31, "count, sum, min, max");
+	TAP_OK(h.t.count == 32 && h.t.sum == 496 && h.t.min == 0 && h.t.max == 31, "count, sum, min, max");
 	TAP_OK(histogram_mean(&h) == 15.5, "mean of 0..31 is 15.5");
 
 	/* Random values over many magnitudes: the histogram's percentile is
@@ -75,20 +75,20 @@ int main(void)
 		histogram_record(&all, v * 13);
 	}
 	histogram_merge(&a, &b);
-	int same = a.count == all.count && a.sum == all.sum && a.min == all.min && a.max == all.max;
+	int same = a.t.count == all.t.count && a.t.sum == all.t.sum && a.t.min == all.t.min && a.t.max == all.t.max;
 	for (unsigned i = 0; i < HISTOGRAM_BUCKETS; i++)
 		same &= a.buckets[i] == all.buckets[i];
 	TAP_OK(same, "merge of two halves equals one histogram of everything");
 	struct histogram empty;
 	histogram_init(&empty);
 	histogram_merge(&a, &empty);
-	TAP_OK(a.count == all.count && a.min == all.min, "merging an empty histogram changes nothing");
+	TAP_OK(a.t.count == all.t.count && a.t.min == all.t.min, "merging an empty histogram changes nothing");
 
 	/* Values beyond the last bucket land in it; max stays true. */
 	histogram_init(&h);
 	histogram_record(&h, 1ull << 50);
 	histogram_record(&h, 5);
-	TAP_OK(h.max == 1ull << 50 && histogram_percentile(&h, 100) == 1ull << 50 && h.buckets[HISTOGRAM_BUCKETS - 1] == 1,
+	TAP_OK(h.t.max == 1ull << 50 && histogram_percentile(&h, 100) == 1ull << 50 && h.buckets[HISTOGRAM_BUCKETS - 1] == 1,
 	       "a value beyond 2^40 goes to the last bucket, max keeps it");
 	TAP_OK(histogram_percentile(&h, 50) == 5, "p50 of {5, 2^50} is 5");
 	/* The fault-cost layout (issue 31): every bucket under 1% of its
