@@ -239,7 +239,7 @@ def resources(tasks, manifest, harness, cpus):
 
 # sbatch options bench/sweep sets itself: a --slurm-opt may not replace them.
 OWN_OPTS = ("-a", "--array", "-J", "--job-name", "-o", "--output", "-e", "--error", "-D", "--chdir", "--parsable",
-            "--wrap", "-W", "--wait", "-H", "--hold")
+            "--wrap", "-W", "--wait")
 
 
 def bad_opt(o):
@@ -528,8 +528,9 @@ def run_task(sweep_cls, run_dir, sub_n, harness, log_line):
         kernel = (sub.get("kernel") or {})
         image = kernel.get("image")
         if image and not os.path.isfile(image):
-            why = "kernel image %s (key %s) missing on node %s: build it once with `make kernel` (MSHARE_KERNEL_CACHE " \
-                  "on a path every node sees) and resubmit" % (image, kernel.get("key"), node)
+            why = "kernel image %s (%s) missing on node %s: build it once with `make kernel` (MSHARE_KERNEL_CACHE " \
+                  "on a path every node sees) and resubmit" % (
+                      image, "key %s" % kernel["key"] if kernel.get("key") else "MSHARE_VM_KERNEL", node)
             log_line("  " + why)
             for p, k in todo_guest:
                 tf.outcome(p["id"], k, "failed", why)
@@ -683,7 +684,7 @@ def status(run_dir, out=sys.stdout):
     if rows["done"]:
         print("done: " + ", ".join("%d on %s" % (c, n) for n, c in sorted(nodes.items())), file=out)
     if subs:
-        print("submissions: " + ", ".join("%d (job %s, %d tasks)" % (n, s["job_id"], len(s["tasks"])) for n, s in subs),
+        print("submissions: " + ", ".join("%d (job %s, %d task%s)" % (n, s["job_id"], len(s["tasks"]), "" if len(s["tasks"]) == 1 else "s") for n, s in subs),
               file=out)
         if qnote:
             print("queue: unknown (%s)" % qnote, file=out)
