@@ -468,6 +468,18 @@ def write_lists(run_dir, manifest):
     runrecords.write_atomic(os.path.join(run_dir, "skipped.txt"), "".join("%s: %s\n" % kv for kv in skipped.items()))
 
 
+def term_with_parent():
+    """In a task's harness child: SIGTERM when the task dies (a SIGKILLed
+    task), so that the harness cleans up and writes no record, as on Ctrl-C.
+    A cluster whose proctrack plugin sees the whole job (cgroup) would end
+    it anyway; with proctrack/linuxproc or pgid a child in its own session
+    would run on unseen."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    PR_SET_PDEATHSIG = 1
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
 def run_task(sweep_cls, run_dir, sub_n, harness, log_line):
     """The body of one array task: run its pairs, note each outcome, then
     rewrite the run's summaries. Returns the exit status."""
@@ -488,6 +500,7 @@ def run_task(sweep_cls, run_dir, sub_n, harness, log_line):
     pairs = [(pid, int(k)) for pid, k in tasks[int(idx)]]
     key = "%s_%s" % (job, idx)
     sweep = sweep_cls(run_dir, manifest, harness, ["host", "guest"])
+    sweep.child_setup = term_with_parent
     # A shared lock: tasks run side by side; a local runner (exclusive)
     # waits for them and they for it.
     sweep.lock_fd = os.open(os.path.join(run_dir, ".lock"), os.O_RDWR | os.O_CREAT, 0o644)

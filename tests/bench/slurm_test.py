@@ -49,6 +49,11 @@ def wait_done(run, timeout=240):
     return r
 
 
+def counts(text):
+    """{"done": n, "running": n, ...} from --status's first line."""
+    return {k: int(n) for n, k in re.findall(r"(\d+) (done|running|queued|failed|skipped|missing)", text)}
+
+
 def records(run):
     out = {}
     for p in glob.glob(os.path.join(run, "records", "*.json")):
@@ -208,18 +213,21 @@ timeout = 5m
         task = json.load(f) if task_file else {}
     killed = bool(task.get("pid")) and bool(victim)
     if killed:
-        # The whole task at once, as a node losing it would: the task's
-        # runner and its harness with every worker.
-        for pid in [task["pid"]] + victim:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-    t.ok(killed, "task 0 SIGKILLed mid-run (its runner, pid %s, and %d harness processes)" % (
+        os.kill(task["pid"], signal.SIGKILL)
+    t.ok(killed, "task 0 SIGKILLed mid-run (its runner, pid %s; its harness runs with %d processes)" % (
         task.get("pid"), len(victim)))
+    # The harness gets SIGTERM when its task dies (PR_SET_PDEATHSIG): it
+    # stops its workers and writes no record, as on Ctrl-C.
+    deadline = time.monotonic() + 60
+    r1 = os.path.join(run, "records", "shm-4k-w2-s16M-connect-storm.r1.json")
+    while time.monotonic() < deadline and harness_procs(r1):
+        time.sleep(0.2)
+    t.ok(not harness_procs(r1) and
+         not os.path.exists(os.path.join(run, "records", "shm-4k-w2-s16M-connect-storm.r1.json")),
+         "the killed task's harness stops with it and leaves no record")
     deadline = time.monotonic() + 60
     r = status(run)
-    while "failed " not in r.stdout and time.monotonic() < deadline:
+    while not counts(r.stdout).get("failed") and time.monotonic() < deadline:
         time.sleep(1)
         r = status(run)
     t.ok(r.returncode == 1 and re.search(r"failed\s+shm-4k-w2-s16M-connect-storm r1: task \S+_0 on node %s started it "
@@ -265,7 +273,8 @@ page = 4k
     run = r.stdout.strip()
     r = status(run)
     deadline = time.monotonic() + 120
-    while ("running" in r.stdout or "queued" in r.stdout or " 0 failed" in r.stdout) and time.monotonic() < deadline:
+    while (counts(r.stdout).get("running") or counts(r.stdout).get("queued") or not counts(r.stdout).get("failed")) \
+            and time.monotonic() < deadline:
         time.sleep(1)
         r = status(run)
     t.ok(re.search(r"failed\s+shm-4k-w2-s16M-pt-footprint r1: exit 1, no record: injected failure", r.stdout) and
@@ -345,7 +354,7 @@ platform = guest
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 90
     r = status(grun)
-    while "failed " not in r.stdout and time.monotonic() < deadline:
+    while not counts(r.stdout).get("failed") and time.monotonic() < deadline:
         time.sleep(1)
         r = status(grun)
     t.ok(("kernel image %s" % image) in r.stdout and "missing on node %s" % cluster.node in r.stdout and
