@@ -369,6 +369,9 @@ platform = guest
          "--status of a local run: done and skipped from its records and skipped.txt", r.stdout)
     r = sweep("--slurm-task", local, "1")
     t.ok(r.returncode != 0 and "SLURM_ARRAY_TASK_ID" in r.stderr, "--slurm-task outside Slurm is refused", r.stderr)
+# A test runner's timeout (SIGTERM) or a ^C still stops the cluster: the
+# daemons run in sessions of their own, out of reach of a group kill.
+signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
 try:
     body()
 finally:
