@@ -647,7 +647,7 @@ def status(run_dir, out=sys.stdout):
     for line in (environment.read_text(os.path.join(run_dir, "skipped.txt")) or "").splitlines():
         pid, _, why = line.partition(": ")
         local_skips[pid] = why
-    rows = {"done": [], "running": [], "queued": [], "failed": [], "skipped": [], "missing": []}
+    rows = {"done": [], "running": [], "queued": [], "failed": [], "skipped": [], "missing": [], "unknown": []}
     nodes = {}
     for pid, k in pairs:
         rec = os.path.join(rec_dir, "%s.r%d.json" % (pid, k))
@@ -674,6 +674,11 @@ def status(run_dir, out=sys.stdout):
             else:
                 rows["missing"].append((pid, k, "never submitted"))
             continue
+        if qnote and not (outcome and outcome[2] == key and outcome[0] == "failed"):
+            # Without the queue a task that has not reported an end may
+            # still be queued or running: not called failed.
+            rows["unknown"].append((pid, k, "task %s: the queue cannot be read" % key))
+            continue
         # Submitted, ended, no record: why, from the task's own file and
         # from Slurm's account of the task.
         sl = (queue.get(key) if q else None) or ((ended or {}).get(key))
@@ -693,7 +698,8 @@ def status(run_dir, out=sys.stdout):
     total = len(pairs)
     print("run %s: %d runs: %d done, %d running, %d queued, %d failed, %d skipped, %d missing" % (
         run_dir, total, len(rows["done"]), len(rows["running"]), len(rows["queued"]), len(rows["failed"]),
-        len(rows["skipped"]), len(rows["missing"])), file=out)
+        len(rows["skipped"]), len(rows["missing"])) + (", %d unknown" % len(rows["unknown"]) if rows["unknown"] else ""),
+        file=out)
     if rows["done"]:
         print("done: " + ", ".join("%d on %s" % (c, n) for n, c in sorted(nodes.items())), file=out)
     if subs:
@@ -704,7 +710,7 @@ def status(run_dir, out=sys.stdout):
         print("ended tasks: %s" % ("from " + source if ended is not None else
                                    "no record from Slurm (%s): failures below are from the tasks' own files in "
                                    "slurm/tasks/ and what squeue still shows" % source), file=out)
-    for kind in ("running", "queued", "failed", "skipped", "missing"):
+    for kind in ("running", "queued", "failed", "skipped", "missing", "unknown"):
         for pid, k, what in rows[kind]:
             print("%-8s %s r%d: %s" % (kind, pid, k, what), file=out)
     again = rows["failed"] + rows["missing"]
