@@ -39,6 +39,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 import backends
 import environment
@@ -551,7 +552,7 @@ def run_task(sweep_cls, run_dir, sub_n, harness, log_line):
         else:
             if image:
                 os.environ["MSHARE_VM_KERNEL"] = image
-            result = guest.run_points(sweep, todo_guest, 0, len(host), len(pairs))
+            result = guest.run_points(sweep, todo_guest, time.monotonic(), len(host), len(pairs))
             bad = {(pid, k): why for pid, k, why in result.failed}
             for p, k in todo_guest:
                 if sweep.done(p["id"], k):
