@@ -163,5 +163,22 @@ void environment_write_json(struct json_writer *w)
 		json_key_null(w, "loadavg");
 	}
 	json_key_string(w, "tool_version", environment_version());
+	/* Which Slurm job and node ran it (bench/sweep --slurm): the values
+	 * slurmd gives the job, null outside Slurm. Always the same keys, so
+	 * CSV columns do not depend on where the run was. */
+	static const struct { const char *key, *var; } slurm[] = {
+		{ "node", "SLURMD_NODENAME" },
+		{ "cluster", "SLURM_CLUSTER_NAME" },
+		{ "partition", "SLURM_JOB_PARTITION" },
+		{ "job_id", "SLURM_JOB_ID" },
+		{ "array_job_id", "SLURM_ARRAY_JOB_ID" },
+		{ "array_task_id", "SLURM_ARRAY_TASK_ID" },
+	};
+	json_begin_object(w, "slurm");
+	for (size_t i = 0; i < sizeof(slurm) / sizeof(slurm[0]); i++) {
+		const char *val = getenv(slurm[i].var);
+		json_key_string(w, slurm[i].key, val && *val ? val : NULL);
+	}
+	json_end_object(w);
 	json_end_object(w);
 }

@@ -13,9 +13,10 @@ ndctl daxctl gnuplot-nox python3 python3-jinja2 qemu-system-x86 busybox-static e
 # python3-jinja2: bench/report's HTML page. With --tests (make test,
 # .ci/run) also what only the tests use: chromium (headless), the report's
 # browser test, tests/bench/report.sh; a plain `make` or `make bench` does
-# not install a browser.
+# not install a browser. Slurm (slurmctld, slurmd, slurm-client, munge):
+# tests/bench/slurm.sh starts its own one-node cluster in a temp dir.
 case "${1:-}" in
---tests) PACKAGES="$PACKAGES chromium" ;;
+--tests) PACKAGES="$PACKAGES chromium slurmctld slurmd slurm-client munge" ;;
 '') ;;
 *) echo "deps: unknown argument '$1' (usage: scripts/deps.sh [--tests])" >&2; exit 2 ;;
 esac

@@ -171,11 +171,15 @@ def _boot(sweep, todo, clock, root, start, offset, total):
     gdir = os.path.join(sweep.run_dir, "guest")
     os.makedirs(gdir, exist_ok=True)
     # One boot per invocation; an earlier boot's files stay in boot-N/.
+    # mkdir claims the number (Slurm tasks of one run boot side by side).
     boot = 1
-    while os.path.exists(os.path.join(gdir, "boot-%d" % boot)):
-        boot += 1
-    bdir = os.path.join(gdir, "boot-%d" % boot)
-    os.makedirs(bdir)
+    while True:
+        bdir = os.path.join(gdir, "boot-%d" % boot)
+        try:
+            os.mkdir(bdir)
+            break
+        except FileExistsError:
+            boot += 1
     with open(os.path.join(bdir, "points.sh"), "w") as f:
         f.write(points_script(sweep, todo))
     run_sh, kernel = vm_paths(root)
