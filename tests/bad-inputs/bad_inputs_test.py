@@ -112,18 +112,10 @@ def subst(text, extra):
 
 
 def session_members(sid):
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[3]) == sid:
-            pids.append(int(name))
-    return pids
+    def in_session(stat):
+        fields = stat.rsplit(")", 1)[-1].split()
+        return len(fields) > 3 and int(fields[3]) == sid
+    return tap.procs("stat", in_session)
 
 
 # --- the cases ----------------------------------------------------------------

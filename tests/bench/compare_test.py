@@ -35,27 +35,23 @@ try:
     t.ok(rows and all(row["clock"] == "host-ns" and row["unit"] == "ns" for row in rows if row["metric"].startswith("f"))
          and all(row["clock"] == "" and row["unit"] == "bytes" for row in rows if row["metric"].startswith("pt")),
          "CSV: times name their clock and unit (host-ns, ns), page tables none")
-    ok = True
-    for row in rows:
-        if row["metric"] != "fc_p50":
-            continue
-        vals = []
-        for path in glob.glob(os.path.join(runs[1], "records", row["point_id"] + ".r*.json")):
-            with open(path) as f:
-                vals.append(json.load(f)["results"]["fault_cost"]["faults"]["p50"])
-        ok = ok and len(vals) == 3 and abs(float(row["mean"]) - sum(vals) / 3.0) < 1e-6 * max(1, abs(sum(vals)))
-    t.ok(ok, "CSV fc_p50 means equal the means of the records' fault_cost.faults.p50")
     # The CSV means are the means of the records' figures.
-    ok = True
-    for row in rows:
-        if row["metric"] != "pt_vmpte":
-            continue
-        vals = []
-        for path in glob.glob(os.path.join(runs[1], "records", row["point_id"] + ".r*.json")):
-            with open(path) as f:
-                vals.append(json.load(f)["results"]["pagetables"]["vmpte_sum_bytes"])
-        ok = ok and len(vals) == 3 and abs(float(row["mean"]) - sum(vals) / 3.0) < 1e-6 * max(1, abs(sum(vals)))
-    t.ok(ok, "CSV means equal the means of the records (sum of VmPTE)")
+    for metric, key, what in (("fc_p50", ("fault_cost", "faults", "p50"), "fault_cost.faults.p50"),
+                              ("pt_vmpte", ("pagetables", "vmpte_sum_bytes"), "sum of VmPTE")):
+        ok, n = True, 0
+        for row in rows:
+            if row["metric"] != metric:
+                continue
+            n += 1
+            vals = []
+            for path in glob.glob(os.path.join(runs[1], "records", row["point_id"] + ".r*.json")):
+                with open(path) as f:
+                    v = json.load(f)["results"]
+                for k in key:
+                    v = v[k]
+                vals.append(v)
+            ok = ok and len(vals) == 3 and abs(float(row["mean"]) - sum(vals) / 3.0) < 1e-6 * max(1, abs(sum(vals)))
+        t.ok(ok and n > 0, "CSV %s means (%d points) equal the means of the records' %s" % (metric, n, what))
     ps = [float(row["p_welch"]) for row in rows if row["p_welch"]]
     t.ok(ps and all(0.0 <= p <= 1.0 for p in ps), "%d p-values, all in [0, 1]" % len(ps))
     t.ok(all((row["significant"] == "yes") == (row["p_welch"] != "" and float(row["p_welch"]) < 0.05) for row in rows),

@@ -64,18 +64,9 @@ def records(run):
 
 def harness_procs(needle):
     """pids of processes whose command line holds `needle`."""
-    pids = []
-    for p in os.listdir("/proc"):
-        if not p.isdigit():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % p, "rb") as f:
-                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if needle in cmd and int(p) != os.getpid():
-            pids.append(int(p))
-    return pids
+    def holds(cmdline):
+        return needle in cmdline.replace("\0", " ")
+    return tap.procs("cmdline", holds)
 
 
 def calibrate_lines(run):

@@ -67,6 +67,24 @@ def guest_blocker():
     return None, False
 
 
+def procs(what, match):
+    """pids of the live processes (this one left out) whose /proc/PID/WHAT
+    ("stat", "cmdline", ...) as text satisfies match(text); a process that
+    ends meanwhile is skipped."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/%s" % (name, what), "rb") as f:
+                text = f.read().decode(errors="replace")
+        except OSError:
+            continue
+        if match(text):
+            pids.append(int(name))
+    return pids
+
+
 def human_bytes(n):
     """The bench tools' own rendering of a byte count (runrecords.human)."""
     import runrecords
