@@ -13,6 +13,8 @@
 #include "oom_victims.h"
 #include "parse.h"
 #include "record.h"
+#include "record_files.h"
+#include "record_schema.h"
 
 static double secs(uint64_t ns)
 {

@@ -25,7 +25,7 @@
 
 #include "csv.h"
 #include "parse.h"
-#include "record.h"
+#include "record_files.h"
 
 /* 0, or the errno of a failed write: a write that stores nothing without
  * an error means a full device (errno is stale then). */

@@ -10,7 +10,7 @@
 #include "clock.h"
 #include "environment.h"
 #include "hw_counter.h"
-#include "record.h"
+#include "record_schema.h"
 
 /* The figures of one histogram, inside an object the caller opened. */
 static void write_latency_fields(struct json_writer *w, const struct latency_figures *f, bool p9999)
