@@ -789,27 +789,32 @@ void ktrace_write_json(struct json_writer *w, const char *key, bool requested, c
 				    : have	    ? "measured"
 						    : "failed");
 	json_key_string(w, "unit", unit);
-	u64_or_null(w, "count", have, have ? r->count : 0);
-	u64_or_null(w, "min", have, have ? r->min : 0);
-	u64_or_null(w, "p50", have, have ? r->p50 : 0);
-	u64_or_null(w, "p90", have, have ? r->p90 : 0);
-	u64_or_null(w, "p99", have, have ? r->p99 : 0);
-	u64_or_null(w, "p999", have, have ? r->p999 : 0);
-	u64_or_null(w, "max", have, have ? r->max : 0);
+	/* A figure of r, or null when nothing was measured. */
+#define FIGURE(name) u64_or_null(w, #name, have, have ? r->name : 0)
+	FIGURE(count);
+	FIGURE(min);
+	FIGURE(p50);
+	FIGURE(p90);
+	FIGURE(p99);
+	FIGURE(p999);
+	FIGURE(max);
 	if (have)
 		json_key_double(w, "mean", r->mean);
 	else
 		json_key_null(w, "mean");
 	/* Faults timed at 0 (seen under plain TCG only), in count but not in
 	 * min..max and mean. */
-	u64_or_null(w, "zero_intervals", have, have ? r->zero_intervals : 0);
-	u64_or_null(w, "entries_dropped", have, have ? r->entries_dropped : 0);
-	u64_or_null(w, "probe_missed", have, have ? r->probe_missed : 0);
+	FIGURE(zero_intervals);
+	FIGURE(entries_dropped);
+	FIGURE(probe_missed);
+#undef FIGURE
 	/* The probes' own share of each interval (KTRACE_INCLUDES), measured
 	 * on a syscall that does nothing, in the same unit. */
-	u64_or_null(w, "probe_cost_calls", have_cost, have_cost ? probe_cost->count : 0);
-	u64_or_null(w, "probe_cost_p50", have_cost, have_cost ? probe_cost->p50 : 0);
-	u64_or_null(w, "probe_cost_p99", have_cost, have_cost ? probe_cost->p99 : 0);
+#define COST(name, field) u64_or_null(w, name, have_cost, have_cost ? probe_cost->field : 0)
+	COST("probe_cost_calls", count);
+	COST("probe_cost_p50", p50);
+	COST("probe_cost_p99", p99);
+#undef COST
 	json_key_string(w, "probe", KTRACE_PROBE);
 	json_key_string(w, "includes", KTRACE_INCLUDES);
 	json_key_string(w, "error", requested && r && !r->armed ? r->error : "");
