@@ -12,6 +12,7 @@
 #include "backend_map.h"
 #include "linux_compat.h"
 #include "parse.h"
+#include "pmem_ns.h"
 
 int backend_map_fixed(struct region *r, int fd, char *err, size_t err_len)
 {
@@ -95,6 +96,17 @@ int backend_path_data(const char *path, char *fs, size_t fs_len, bool *dax, bool
 	struct statfs sf;
 	int fd;
 
+	if (stat(path, &st) == 0 && S_ISCHR(st.st_mode)) {
+		/* A device (device-DAX): its data stays on the device. */
+		struct pmem_namespace ns;
+		char why[256];
+		bool devdax = pmem_ns_of_devdax(path, &ns, why, sizeof(why)) == 0;
+
+		snprintf(fs, fs_len, "%s", devdax ? "devdax" : "chardev");
+		*dax = devdax;
+		*ram = false;
+		return 0;
+	}
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 		fd = open(path, O_PATH | O_CLOEXEC);
 	} else {

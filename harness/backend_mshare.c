@@ -16,7 +16,9 @@
  * killed before they could detach, so no msharefs entry outlives the run.
  *
  * Backings: `mshare` maps a file in --path (default /mnt/pmem, the DAX
- * mount of the benchmark VM); `mshare-anon` maps shared anonymous memory.
+ * mount of the benchmark VM), or, when --path is a device-DAX device
+ * (/dev/daxX.Y), that device itself (--size a multiple of its alignment);
+ * `mshare-anon` maps shared anonymous memory.
  * The syscalls are issued only after mshare_kernel_supported() has proved
  * the running kernel carries the series (on other kernels 451 and 452 are
  * cachestat and fchmodat2).
@@ -37,6 +39,7 @@
 #include "backend.h"
 #include "backend_map.h"
 #include "clock.h"
+#include "pmem_ns.h"
 
 #define MSHARE_DEFAULT_DIR "/mnt/pmem"
 /* Bound on the clean-up loop: one reference per attach never detached. */
@@ -74,8 +77,51 @@ static int mshare_probe_common(char *why, size_t why_len)
 
 static int mshare_probe(const struct region *r, char *why, size_t why_len)
 {
-	(void)r;
+	struct pmem_namespace ns;
+
+	if (pmem_path_is_chardev(r->path) && pmem_ns_of_devdax(r->path, &ns, why, why_len) != 0)
+		return -1;
 	return mshare_probe_common(why, why_len);
+}
+
+/* --path a device-DAX device: the donor maps the device itself. */
+static int open_devdax(struct region *r, char *err, size_t err_len)
+{
+	struct pmem_namespace *ns = &r->pmem;
+	int fd;
+
+	if (pmem_ns_of_devdax(r->path, ns, err, err_len) != 0)
+		return -2;
+	if (r->size % ns->align != 0) {
+		snprintf(err, err_len, "--size %zu is not a multiple of %s's alignment %llu", r->size, r->path,
+			 (unsigned long long)ns->align);
+		return -2;
+	}
+	if (r->addr % ns->align != 0) {
+		snprintf(err, err_len, "--addr 0x%lx is not a multiple of %s's alignment %llu",
+			 (unsigned long)r->addr, r->path, (unsigned long long)ns->align);
+		return -2;
+	}
+	if (r->size > ns->size) {
+		snprintf(err, err_len, "--size %zu exceeds %s's %llu bytes", r->size, r->path,
+			 (unsigned long long)ns->size);
+		return -2;
+	}
+	fd = open(r->path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, err_len, "cannot open --path %s: %s", r->path, strerror(errno));
+		return -2;
+	}
+	snprintf(r->backing, sizeof(r->backing), "%s", r->path);
+	snprintf(r->fs_type, sizeof(r->fs_type), "devdax");
+	r->dax = true;
+	r->map_sync = false;
+	r->persist = PERSIST_PMEM;
+	snprintf(r->persist_why, sizeof(r->persist_why),
+		 "device-DAX %s (%s, no filesystem) mapped by the mshare donor: its mappings are synchronous, "
+		 "CPU cache flushes from user space (pmem_persist) are durable", r->path,
+		 ns->name[0] ? ns->name : "no nd namespace");
+	return fd;
 }
 
 /* Drop every reference still held on the name: the donor's own and any a
@@ -123,6 +169,8 @@ static int open_backing(struct region *r, struct mshare_state *s, bool anon, cha
 	const char *dir = r->path ? r->path : MSHARE_DEFAULT_DIR;
 	int fd;
 
+	if (!anon && pmem_path_is_chardev(r->path))
+		return open_devdax(r, err, err_len);
 	if (anon) {
 		snprintf(r->backing, sizeof(r->backing), "anonymous (MAP_SHARED|MAP_ANONYMOUS)");
 		r->persist = PERSIST_VOLATILE;
@@ -231,7 +279,7 @@ static int mshare_setup_common(struct region *r, bool anon, char *err, size_t er
 	fd = open_backing(r, s, anon, err, err_len);
 	if (fd == -2)
 		return -1;
-	r->backend_page_bytes = 4096;
+	r->backend_page_bytes = r->pmem.known ? r->pmem.align : 4096;
 	if (pipe2(ready, O_CLOEXEC) != 0 || pipe2(stop, O_CLOEXEC) != 0) {
 		snprintf(err, err_len, "pipe: %s", strerror(errno));
 		if (fd >= 0)
@@ -374,7 +422,7 @@ const struct backend_ops backend_mshare = {
 	.data = BACKEND_DATA_FILE,
 	.default_path = MSHARE_DEFAULT_DIR,
 	.description = "mshare()d region backed by a file in --path (default " MSHARE_DEFAULT_DIR
-		       "); page tables shared by all workers",
+		       "), or by a device-DAX device at --path /dev/daxX.Y; page tables shared by all workers",
 	.page_tables_shared = true,
 	.probe = mshare_probe,
 	.setup = mshare_setup_file,

@@ -5,7 +5,7 @@
 # unattended upgrade, another job), apt-get waits for it (up to
 # DEPS_LOCK_TIMEOUT seconds, default 600) and says so, instead of failing.
 set -eu
-PACKAGES="build-essential pkg-config libpmem-dev libpmem2-dev libnuma-dev libhwloc-dev libjansson-dev \
+PACKAGES="build-essential pkg-config libpmem-dev libpmem2-dev libndctl-dev libdaxctl-dev libnuma-dev libhwloc-dev libjansson-dev \
 ndctl daxctl gnuplot-nox python3 python3-jinja2 qemu-system-x86 busybox-static e2fsprogs cpio"
 # python3-jinja2: bench/report's HTML page. With --tests (make test,
 # .ci/run) also what only the tests use: chromium (headless), the report's
