@@ -78,8 +78,9 @@ usage: kernel/vm/run.sh [options] -- COMMAND [ARG...]
   --devdax ALIGNS    also device-DAX namespaces, one per alignment of the
                      comma list ALIGNS (2M, 1G or 2M,1G), each on its own
                      emulated NVDIMM of --devdax-gib GiB after the fsdax
-                     one; the guest's /dev/dax* (/etc/mshare-bench-devdax
-                     says which is which); needs the NVDIMM (not
+                     one; in the guest /dev/dax-2m and /dev/dax-1g link to
+                     them (/etc/mshare-bench-devdax lists them); the fsdax
+                     block device is then not always /dev/pmem0; needs the NVDIMM (not
                      --legacy-pmem or --no-pmem)
   --devdax-gib N     size of each devdax NVDIMM in whole GiB (default 2,
                      at least 2: a 1G-aligned namespace gives its first
