@@ -15,13 +15,7 @@
  * page cache): CPU cache flushes from user space (pmem_persist) make a
  * write durable; MAP_SYNC is not needed and not used.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "backend_map.h"
 #include "parse.h"
@@ -41,49 +35,21 @@ static int devdax_probe(const struct region *r, char *why, size_t why_len)
 static int devdax_setup(struct region *r, char *err, size_t err_len)
 {
 	struct fd_backing *b = fd_backing_new(r, err, err_len);
-	struct pmem_namespace *ns = &r->pmem;
-	char a[32], s[32];
+	char a[32];
 
 	if (!b)
 		return -1;
-	if (pmem_ns_of_devdax(r->path, ns, err, err_len) != 0)
-		return -1;
-	format_bytes(ns->align, a, sizeof(a));
-	if (r->size % ns->align != 0) {
-		snprintf(err, err_len, "--size %zu is not a multiple of %s's alignment %" PRIu64 " (%s)", r->size,
-			 r->path, ns->align, a);
-		return -1;
-	}
-	if (r->addr % ns->align != 0) {
-		snprintf(err, err_len, "--addr 0x%lx is not a multiple of %s's alignment %" PRIu64 " (%s)",
-			 (unsigned long)r->addr, r->path, ns->align, a);
-		return -1;
-	}
-	if (r->size > ns->size) {
-		snprintf(err, err_len, "--size %zu exceeds %s's %" PRIu64 " bytes (%s)", r->size, r->path, ns->size,
-			 format_bytes(ns->size, s, sizeof(s)));
-		return -1;
-	}
 	if (r->page == PAGE_MODE_4K) {
+		struct pmem_namespace ns;
+
+		if (pmem_ns_of_devdax(r->path, &ns, err, err_len) != 0)
+			return -1;
 		snprintf(err, err_len, "--page 4k: %s maps only in %s entries (its alignment); use --page any",
-			 r->path, a);
+			 r->path, format_bytes(ns.align, a, sizeof(a)));
 		return -1;
 	}
-	b->fd = open(r->path, (r->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
-	if (b->fd < 0) {
-		snprintf(err, err_len, "cannot open --path %s: %s", r->path, strerror(errno));
-		return -1;
-	}
-	snprintf(r->backing, sizeof(r->backing), "%s", r->path);
-	snprintf(r->fs_type, sizeof(r->fs_type), "devdax");
-	r->dax = true;
-	r->map_sync = false;
-	r->backend_page_bytes = ns->align;
-	r->persist = PERSIST_PMEM;
-	snprintf(r->persist_why, sizeof(r->persist_why),
-		 "device-DAX %s (%s, no filesystem): its mappings are synchronous, CPU cache flushes from user "
-		 "space (pmem_persist) are durable", r->path, ns->name[0] ? ns->name : "no nd namespace");
-	return 0;
+	b->fd = backend_devdax_open(r, err, err_len);
+	return b->fd < 0 ? -1 : 0;
 }
 
 const struct backend_ops backend_devdax = {

@@ -198,6 +198,31 @@ int backend_fd_initialize(struct region *r, int fd, char *err, size_t err_len)
 	return 0;
 }
 
+int backend_devdax_open(struct region *r, char *err, size_t err_len)
+{
+	struct pmem_namespace *ns = &r->pmem;
+	int fd;
+
+	if (pmem_ns_of_devdax(r->path, ns, err, err_len) != 0 ||
+	    pmem_ns_check_fit(ns, r->path, r->size, r->addr, err, err_len) != 0)
+		return -1;
+	fd = open(r->path, (r->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, err_len, "cannot open --path %s: %s", r->path, strerror(errno));
+		return -1;
+	}
+	snprintf(r->backing, sizeof(r->backing), "%s", r->path);
+	snprintf(r->fs_type, sizeof(r->fs_type), "devdax");
+	r->dax = true;
+	r->map_sync = false;
+	r->backend_page_bytes = ns->align;
+	r->persist = PERSIST_PMEM;
+	snprintf(r->persist_why, sizeof(r->persist_why),
+		 "device-DAX %s (%s, no filesystem): its mappings are synchronous, CPU cache flushes from user "
+		 "space (pmem_persist) are durable", r->path, ns->name[0] ? ns->name : "no nd namespace");
+	return fd;
+}
+
 int backend_fd_attach(struct region *r, char *err, size_t err_len)
 {
 	struct fd_backing *b = r->backend_private;

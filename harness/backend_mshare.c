@@ -84,46 +84,6 @@ static int mshare_probe(const struct region *r, char *why, size_t why_len)
 	return mshare_probe_common(why, why_len);
 }
 
-/* --path a device-DAX device: the donor maps the device itself. */
-static int open_devdax(struct region *r, char *err, size_t err_len)
-{
-	struct pmem_namespace *ns = &r->pmem;
-	int fd;
-
-	if (pmem_ns_of_devdax(r->path, ns, err, err_len) != 0)
-		return -2;
-	if (r->size % ns->align != 0) {
-		snprintf(err, err_len, "--size %zu is not a multiple of %s's alignment %llu", r->size, r->path,
-			 (unsigned long long)ns->align);
-		return -2;
-	}
-	if (r->addr % ns->align != 0) {
-		snprintf(err, err_len, "--addr 0x%lx is not a multiple of %s's alignment %llu",
-			 (unsigned long)r->addr, r->path, (unsigned long long)ns->align);
-		return -2;
-	}
-	if (r->size > ns->size) {
-		snprintf(err, err_len, "--size %zu exceeds %s's %llu bytes", r->size, r->path,
-			 (unsigned long long)ns->size);
-		return -2;
-	}
-	fd = open(r->path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, err_len, "cannot open --path %s: %s", r->path, strerror(errno));
-		return -2;
-	}
-	snprintf(r->backing, sizeof(r->backing), "%s", r->path);
-	snprintf(r->fs_type, sizeof(r->fs_type), "devdax");
-	r->dax = true;
-	r->map_sync = false;
-	r->persist = PERSIST_PMEM;
-	snprintf(r->persist_why, sizeof(r->persist_why),
-		 "device-DAX %s (%s, no filesystem) mapped by the mshare donor: its mappings are synchronous, "
-		 "CPU cache flushes from user space (pmem_persist) are durable", r->path,
-		 ns->name[0] ? ns->name : "no nd namespace");
-	return fd;
-}
-
 /* Drop every reference still held on the name: the donor's own and any a
  * killed worker left behind. Stops when the name is gone. */
 static void donor_release_name(const char *name)
@@ -169,8 +129,11 @@ static int open_backing(struct region *r, struct mshare_state *s, bool anon, cha
 	const char *dir = r->path ? r->path : MSHARE_DEFAULT_DIR;
 	int fd;
 
-	if (!anon && pmem_path_is_chardev(r->path))
-		return open_devdax(r, err, err_len);
+	if (!anon && pmem_path_is_chardev(r->path)) {
+		/* A device-DAX device: the donor maps the device itself. */
+		fd = backend_devdax_open(r, err, err_len);
+		return fd < 0 ? -2 : fd;
+	}
 	if (anon) {
 		snprintf(r->backing, sizeof(r->backing), "anonymous (MAP_SHARED|MAP_ANONYMOUS)");
 		r->persist = PERSIST_VOLATILE;

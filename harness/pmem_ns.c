@@ -116,6 +116,38 @@ int pmem_ns_of_devdax(const char *path, struct pmem_namespace *ns, char *err, si
 	return 0;
 }
 
+static void human(uint64_t b, char *out, size_t len)
+{
+	if (b >= (1ull << 30) && b % (1ull << 30) == 0)
+		snprintf(out, len, "%llu GiB", (unsigned long long)(b >> 30));
+	else
+		snprintf(out, len, "%llu MiB", (unsigned long long)(b >> 20));
+}
+
+int pmem_ns_check_fit(const struct pmem_namespace *ns, const char *path, uint64_t size, uint64_t addr, char *err,
+		      size_t err_len)
+{
+	char a[32];
+
+	human(ns->align, a, sizeof(a));
+	if (size % ns->align != 0) {
+		snprintf(err, err_len, "--size %llu is not a multiple of %s's alignment %llu (%s)",
+			 (unsigned long long)size, path, (unsigned long long)ns->align, a);
+		return -1;
+	}
+	if (addr % ns->align != 0) {
+		snprintf(err, err_len, "--addr 0x%llx is not a multiple of %s's alignment %llu (%s)",
+			 (unsigned long long)addr, path, (unsigned long long)ns->align, a);
+		return -1;
+	}
+	if (size > ns->size) {
+		snprintf(err, err_len, "--size %llu exceeds %s's %llu bytes", (unsigned long long)size, path,
+			 (unsigned long long)ns->size);
+		return -1;
+	}
+	return 0;
+}
+
 /* libndctl and libdaxctl, through dlopen: the functions used, typed as in
  * their headers (a mismatch does not compile). */
 #define NDCTL_FUNCS(X)                                                                                 \
@@ -150,19 +182,17 @@ static int ndctl_load(char *err, size_t err_len)
 			 h ? "libdaxctl.so.1" : "libndctl.so.6", dlerror());
 		return -1;
 	}
-#define LOAD(f)                                                                   \
-	if (!(*(void **)&nd.f = dlsym(h, #f))) {                                  \
-		snprintf(err, err_len, "libndctl.so.6 has no %s", #f);            \
+#define LOAD(lib, so, f)                                                          \
+	if (!(*(void **)&nd.f = dlsym(lib, #f))) {                                \
+		snprintf(err, err_len, "%s has no %s", so, #f);                   \
 		return -1;                                                        \
 	}
-	NDCTL_FUNCS(LOAD)
-#undef LOAD
-#define LOAD(f)                                                                   \
-	if (!(*(void **)&nd.f = dlsym(hd, #f))) {                                 \
-		snprintf(err, err_len, "libdaxctl.so.1 has no %s", #f);           \
-		return -1;                                                        \
-	}
-	DAXCTL_FUNCS(LOAD)
+#define LOAD_ND(f) LOAD(h, "libndctl.so.6", f)
+#define LOAD_DAX(f) LOAD(hd, "libdaxctl.so.1", f)
+	NDCTL_FUNCS(LOAD_ND)
+	DAXCTL_FUNCS(LOAD_DAX)
+#undef LOAD_DAX
+#undef LOAD_ND
 #undef LOAD
 	loaded = 1;
 	return 0;

@@ -25,6 +25,13 @@ struct pmem_namespace {
  * in err (missing, not a character device, not device-DAX). */
 int pmem_ns_of_devdax(const char *path, struct pmem_namespace *ns, char *err, size_t err_len);
 
+/* A mapping of size bytes at addr of the device at path (described by
+ * ns): both multiples of its alignment (the kernel refuses the mmap
+ * otherwise) and size within it. 0, or -1 with a message naming the value,
+ * the device and its alignment or size. */
+int pmem_ns_check_fit(const struct pmem_namespace *ns, const char *path, uint64_t size, uint64_t addr, char *err,
+		      size_t err_len);
+
 /* True when path is a character device (whatever its kind). */
 bool pmem_path_is_chardev(const char *path);
 

@@ -52,18 +52,8 @@ grep -q '^nobody:' /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534:nobody:
 grep -q '^nogroup:' /etc/group 2>/dev/null || echo 'nogroup:x:65534:' >>/etc/group
 su -s /bin/sh nobody -c 'id -u; mshare-bench run --backend devdax --path /dev/dax-2m --size 2M --workers 1 --workload pt-footprint --quiet --out /tmp/user.json' >/out/bad-user.id 2>/out/bad-user.err; echo \$? >/out/bad-user.rc
 " >"$out.vm.log" 2>&1 &
-up=0 beat=$t0
-progress() {
-	now=$(date +%s)
-	if [ $up = 0 ] && grep -q '@@MSHARE-VM-READY' "$out/console.log" 2>/dev/null; then
-		up=1 beat=$now
-		echo "# devdax: guest up after $((now - t0)) s"
-	elif [ $((now - beat)) -ge 60 ]; then
-		beat=$now
-		echo "# devdax: still running ($((now - t0)) s)"
-	fi
-}
-guest_wait $! progress
+progress_name=devdax
+guest_wait $! guest_progress
 guest_ran $? "devdax runs in the guest ($(($(date +%s) - t0)) s)" "$out.vm.log"
 mkdir -p "$out/cal"
 cp "$out"/devdax-*.json "$out"/mshare-*.json "$out/cal/" 2>/dev/null
