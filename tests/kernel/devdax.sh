@@ -6,9 +6,10 @@
 #     mode, device, alignment and the backends each can serve;
 #   - MAP_SHARED devdax 2M and 1G, and mshare over the same devices, at 1,
 #     10, 100, 1000 and 10,000 workers over 1 GiB (pt-footprint): every
-#     page-table view of every record is exactly the planner's model
+#     per-process page-table view of every record is exactly the planner's model
 #     (`plan --calibrate`: dax-2m, dax-1g, mshare with 2 MiB / 1 GiB
-#     leaves), and the figures the model gives are the expected ones
+#     leaves; the system-wide PageTables view within the kernel's per-CPU
+#     vmstat drift), and the figures the model gives are the expected ones
 #     (MAP_SHARED 2M: a PUD and a PMD page per worker; 1G: a PUD page;
 #     mshare: none);
 #   - the page size recorded is the probe's (2 MiB, 1 GiB), the record names
@@ -110,8 +111,13 @@ for kind in ("devdax-2m", "devdax-1g", "mshare-2m", "mshare-1g"):
         pt = res["pagetables"]
         p = pts.get(name, {"skipped": True, "comparisons": []})
         comps = p.get("comparisons", [])
+        # The per-process views (VmPTE) are exact; the system view
+        # (meminfo PageTables, every process on the machine) may lag by
+        # the kernel's per-CPU vmstat drift: at most 125 pages per CPU.
+        drift = 125 * 4096 * (r["environment"].get("cpus") or 1)
         exact = (not p.get("skipped") and p.get("mode") == want_mode[kind] and len(comps) == 3 and
-                 all(c["measured_bytes"] == c["model_bytes"] for c in comps))
+                 all(c["measured_bytes"] == c["model_bytes"] if c["view"] != "meminfo_delta"
+                     else abs(c["measured_bytes"] - c["model_bytes"]) <= drift for c in comps))
         t.ok(exact and pt["region_bytes_per_worker"] == want_region[kind] and
              pt["region_bytes_per_worker_min"] == pt["region_bytes_per_worker_max"] and res["workers_measured"] == w,
              "%s: %d workers, region page tables %d B per worker (want %d, min %d max %d), model %s: %s" % (
@@ -141,7 +147,7 @@ for name, words in (("size2m", ["--size 3145728", "/dev/dax-2m", "2097152"]),
                     ("user", ["/dev/dax-2m", "Permission denied"])):
     rc, err = text("bad-%s.rc" % name).strip(), text("bad-%s.err" % name)
     if name == "user":
-        err += " (uid %s)" % text("bad-user.id").strip()
+        err = err.strip() + " (uid %s)" % text("bad-user.id").strip()
         words = words + ["(uid 65534)"]
     t.ok(rc == "1" and all(w in err for w in words) and not os.path.exists(os.path.join(out, "bad-%s.json" % name)),
          "refused: %s (exit %s, no record): %s" % (name, rc, err.strip()[:300]))
