@@ -110,6 +110,20 @@ static int list_backends(int argc, char **argv)
 		       ms.available ? "mshare is available on this kernel but this build has no mshare backend"
 				    : ms.why);
 	}
+	/* Where the pmem backends can run: the namespaces, in one line each. */
+	struct pmem_namespace ns[64];
+	char err[256], sz[32], al[32];
+	size_t n;
+	if (pmem_ns_list(ns, sizeof(ns) / sizeof(ns[0]), &n, err, sizeof(err)) != 0)
+		printf("\npersistent memory: cannot list the namespaces (%s)\n", err);
+	else if (n == 0)
+		printf("\npersistent memory: no namespace on this machine\n");
+	else
+		printf("\npersistent memory (`mshare-bench pmem` says which backends each serves):\n");
+	for (size_t i = 0; i < n; i++)
+		printf("  %s %s: %s %s, %s, align %s, node %d\n", ns[i].region, ns[i].name, ns[i].mode,
+		       ns[i].device[0] ? ns[i].device : "(no device)", format_bytes(ns[i].size, sz, sizeof(sz)),
+		       format_bytes(ns[i].align, al, sizeof(al)), ns[i].numa_node);
 	return 0;
 }
 
