@@ -80,8 +80,8 @@ usage: kernel/vm/run.sh [options] -- COMMAND [ARG...]
                      emulated NVDIMM of --devdax-gib GiB after the fsdax
                      one; in the guest /dev/dax-2m and /dev/dax-1g link to
                      them (/etc/mshare-bench-devdax lists them); the fsdax
-                     block device is then not always /dev/pmem0; needs the NVDIMM (not
-                     --legacy-pmem or --no-pmem)
+                     block device is then not always /dev/pmem0; needs
+                     the NVDIMM (not --legacy-pmem or --no-pmem)
   --devdax-gib N     size of each devdax NVDIMM in whole GiB (default 2,
                      at least 2: a 1G-aligned namespace gives its first
                      GiB to the info block, so 2 GiB leaves 1 GiB of data)
@@ -233,6 +233,8 @@ if [ -n "$devdax" ]; then
 		case "$a" in 2M|1G) ;; *) die "bad --devdax '$devdax': '$a' is not an alignment (2M or 1G, comma-separated)" ;; esac
 	done
 	[ "${#devdax_aligns[@]}" -le 2 ] || die "bad --devdax '$devdax': at most two namespaces (2M,1G)"
+	[ "${#devdax_aligns[@]}" -lt 2 ] || [ "${devdax_aligns[0]}" != "${devdax_aligns[1]}" ] ||
+		die "bad --devdax '$devdax': one namespace per alignment (/dev/dax-${devdax_aligns[0],,} names it)"
 	[ "$pmem_mode" = nvdimm ] || die "--devdax $devdax needs the NVDIMM (not --legacy-pmem or --no-pmem)"
 fi
 [[ "$devdax_gib" =~ ^[0-9]+$ ]] && [ "$devdax_gib" -ge 2 ] || die "bad --devdax-gib '$devdax_gib' (whole GiB, at least 2)"
