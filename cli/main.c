@@ -13,7 +13,9 @@
 #include "layout.h"
 #include "mshare_detect.h"
 #include "opts.h"
+#include "parse.h"
 #include "plan.h"
+#include "pmem_ns.h"
 #include "run.h"
 #include "selftest_bench.h"
 #include "workload.h"
@@ -109,6 +111,20 @@ static int list_backends(int argc, char **argv)
 		       ms.available ? "mshare is available on this kernel but this build has no mshare backend"
 				    : ms.why);
 	}
+	/* Where the pmem backends can run: the namespaces, in one line each. */
+	struct pmem_namespace ns[64];
+	char err[256], sz[32], al[32];
+	size_t n;
+	if (pmem_ns_list(ns, sizeof(ns) / sizeof(ns[0]), &n, err, sizeof(err)) != 0)
+		printf("\npersistent memory: cannot list the namespaces (%s)\n", err);
+	else if (n == 0)
+		printf("\npersistent memory: no namespace on this machine\n");
+	else
+		printf("\npersistent memory (`mshare-bench pmem` says which backends each serves):\n");
+	for (size_t i = 0; i < n; i++)
+		printf("  %s %s: %s %s, %s, align %s, node %d\n", ns[i].region, ns[i].name, ns[i].mode,
+		       ns[i].device[0] ? ns[i].device : "(no device)", format_bytes(ns[i].size, sz, sizeof(sz)),
+		       format_bytes(ns[i].align, al, sizeof(al)), ns[i].numa_node);
 	return 0;
 }
 
@@ -175,6 +191,111 @@ static int list_workloads(int argc, char **argv)
 	return 0;
 }
 
+/* The mount point of block device dev mounted with -o dax, or "" . */
+static void dax_mount_of(const char *dev, char *out, size_t len)
+{
+	char line[1024], src[256], dir[512], type[64], opts[512];
+	FILE *f = fopen("/proc/mounts", "r");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%255s %511s %63s %511s", src, dir, type, opts) == 4 && strcmp(src, dev) == 0 &&
+		    (strstr(opts, "dax") != NULL)) {
+			snprintf(out, len, "%s", dir);
+			break;
+		}
+	fclose(f);
+}
+
+/* The backends whose probe accepts where ns keeps its data: the device
+ * (devdax) or the directory it is mounted on with -o dax (fsdax). */
+static void pmem_servers(const struct pmem_namespace *ns, char *out, size_t len, char *where, size_t where_len)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	where[0] = '\0';
+	if (strcmp(ns->mode, "devdax") == 0 && ns->device[0])
+		snprintf(where, where_len, "%s", ns->device);
+	else if (strcmp(ns->mode, "fsdax") == 0 && ns->device[0])
+		dax_mount_of(ns->device, where, where_len);
+	if (!where[0])
+		return;
+	for (const struct backend_ops *const *b = backend_table; *b; b++) {
+		struct region r;
+		char why[256];
+
+		if ((*b)->data != BACKEND_DATA_FILE)
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.backend_name = (*b)->name;
+		r.path = where;
+		if ((*b)->probe(&r, why, sizeof(why)) == 0 && n + strlen((*b)->name) + 2 < len)
+			n += (size_t)snprintf(out + n, len - n, "%s%s", n ? "," : "", (*b)->name);
+	}
+}
+
+static int list_pmem(int argc, char **argv)
+{
+	struct pmem_namespace ns[64];
+	struct json_writer w;
+	char err[256], servers[256], where[512], sz[32], al[32];
+	size_t n;
+	int code, mode = listing_args(argc, argv, "pmem", &w, &code);
+
+	if (mode < 0)
+		return code;
+	if (pmem_ns_list(ns, sizeof(ns) / sizeof(ns[0]), &n, err, sizeof(err)) != 0) {
+		if (mode)
+			json_free(&w);
+		fprintf(stderr, "mshare-bench pmem: %s\n", err);
+		return 1;
+	}
+	if (!mode)
+		printf("%-9s %-14s %-7s %-12s %-10s %-6s %-5s %s\n", "REGION", "NAMESPACE", "MODE", "DEVICE", "SIZE",
+		       "ALIGN", "NODE", "BACKENDS (AT)");
+	for (size_t i = 0; i < n; i++) {
+		pmem_servers(&ns[i], servers, sizeof(servers), where, sizeof(where));
+		if (mode) {
+			json_begin_object(&w, NULL);
+			json_key_string(&w, "region", ns[i].region);
+			json_key_string(&w, "namespace", ns[i].name);
+			json_key_string(&w, "mode", ns[i].mode);
+			json_key_string(&w, "device", ns[i].device[0] ? ns[i].device : NULL);
+			json_key_u64(&w, "size", ns[i].size);
+			json_key_u64(&w, "align", ns[i].align);
+			if (ns[i].numa_node >= 0)
+				json_key_i64(&w, "numa_node", ns[i].numa_node);
+			else
+				json_key_null(&w, "numa_node");
+			json_key_string(&w, "path", where[0] ? where : NULL);
+			json_begin_array(&w, "backends");
+			for (char *tok = strtok(servers, ","); tok; tok = strtok(NULL, ","))
+				json_key_string(&w, NULL, tok);
+			json_end_array(&w);
+			json_end_object(&w);
+			continue;
+		}
+		printf("%-9s %-14s %-7s %-12s %-10s %-6s %-5d %s%s%s%s\n", ns[i].region, ns[i].name, ns[i].mode,
+		       ns[i].device[0] ? ns[i].device : "-", format_bytes(ns[i].size, sz, sizeof(sz)),
+		       format_bytes(ns[i].align, al, sizeof(al)), ns[i].numa_node,
+		       servers[0] ? servers : "none", where[0] ? " (--path " : "", where, where[0] ? ")" : "");
+		if (!servers[0])
+			printf("%-9s %s\n", "", strcmp(ns[i].mode, "fsdax") == 0 ? "  not mounted with -o dax"
+					     : strcmp(ns[i].mode, "devdax") == 0 ? "  no backend accepts it here (see `backends`)"
+										  : "  not DAX: no direct mapping of persistent memory");
+	}
+	if (mode) {
+		json_end_array(&w);
+		return finish_json(&w);
+	}
+	if (n == 0)
+		printf("(no persistent-memory namespace on this machine)\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	workloads_use(workload_table);
@@ -191,6 +312,7 @@ int main(int argc, char **argv)
 		{ "cleanup", hugepool_cleanup_main },
 		{ "backends", list_backends },
 		{ "workloads", list_workloads },
+		{ "pmem", list_pmem },
 		{ "plan", plan_main },
 		{ "selftest-bench", selftest_bench_main },
 	};

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "persist_mode.h"
+#include "pmem_ns.h"
 
 enum page_mode {
 	PAGE_MODE_ANY = 0, /* let the kernel choose (THP, DAX PMD...) */
@@ -58,6 +59,9 @@ struct region {
 	 * e.g. why MAP_SYNC was refused, or why msync would be a no-op. */
 	enum persist_mode persist;
 	char persist_why[512];
+	/* The persistent-memory namespace under the region, when the backend
+	 * knows it (devdax): the record's environment.pmem. */
+	struct pmem_namespace pmem;
 
 	void *backend_private;     /* backend state kept between calls */
 };

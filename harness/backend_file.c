@@ -22,8 +22,16 @@
 
 static int file_probe(const struct region *r, char *why, size_t why_len)
 {
+	const char *p;
+
 	if (!r->path) {
 		snprintf(why, why_len, "needs --path FILE or --path DIR");
+		return -1;
+	}
+	struct stat st;
+	if (stat(p = r->path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		snprintf(why, why_len, "--path %s is neither a regular file nor a directory%s", p,
+			 S_ISCHR(st.st_mode) ? " (a device-DAX device is the devdax backend's)" : "");
 		return -1;
 	}
 	return 0;

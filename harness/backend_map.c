@@ -12,6 +12,7 @@
 #include "backend_map.h"
 #include "linux_compat.h"
 #include "parse.h"
+#include "pmem_ns.h"
 
 int backend_map_fixed(struct region *r, int fd, char *err, size_t err_len)
 {
@@ -95,6 +96,17 @@ int backend_path_data(const char *path, char *fs, size_t fs_len, bool *dax, bool
 	struct statfs sf;
 	int fd;
 
+	if (stat(path, &st) == 0 && S_ISCHR(st.st_mode)) {
+		/* A device (device-DAX): its data stays on the device. */
+		struct pmem_namespace ns;
+		char why[256];
+		bool devdax = pmem_ns_of_devdax(path, &ns, why, sizeof(why)) == 0;
+
+		snprintf(fs, fs_len, "%s", devdax ? "devdax" : "chardev");
+		*dax = devdax;
+		*ram = false;
+		return 0;
+	}
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 		fd = open(path, O_PATH | O_CLOEXEC);
 	} else {
@@ -184,6 +196,31 @@ int backend_fd_initialize(struct region *r, int fd, char *err, size_t err_len)
 		 "; written once (zeros) at set-up, as a database initializes its files, so that no "
 		 "MAP_SYNC write fault has to commit filesystem metadata");
 	return 0;
+}
+
+int backend_devdax_open(struct region *r, char *err, size_t err_len)
+{
+	struct pmem_namespace *ns = &r->pmem;
+	int fd;
+
+	if (pmem_ns_of_devdax(r->path, ns, err, err_len) != 0 ||
+	    pmem_ns_check_fit(ns, r->path, r->size, r->addr, err, err_len) != 0)
+		return -1;
+	fd = open(r->path, (r->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, err_len, "cannot open --path %s: %s", r->path, strerror(errno));
+		return -1;
+	}
+	snprintf(r->backing, sizeof(r->backing), "%s", r->path);
+	snprintf(r->fs_type, sizeof(r->fs_type), "devdax");
+	r->dax = true;
+	r->map_sync = false;
+	r->backend_page_bytes = ns->align;
+	r->persist = PERSIST_PMEM;
+	snprintf(r->persist_why, sizeof(r->persist_why),
+		 "device-DAX %s (%s, no filesystem): its mappings are synchronous, CPU cache flushes from user "
+		 "space (pmem_persist) are durable", r->path, ns->name[0] ? ns->name : "no nd namespace");
+	return fd;
 }
 
 int backend_fd_attach(struct region *r, char *err, size_t err_len)

@@ -54,6 +54,13 @@ void backend_fd_persist(struct region *r, int fd);
  * initializing its files. Nothing to do otherwise. 0, or -1 with err. */
 int backend_fd_initialize(struct region *r, int fd, char *err, size_t err_len);
 
+/* Open the device-DAX device at r->path for a mapping of r->size at
+ * r->addr: r->pmem from sysfs, the fit checked (pmem_ns_check_fit), and
+ * the region's backing, fs_type ("devdax"), dax, persist (pmem: device-DAX
+ * mappings are synchronous, no MAP_SYNC) and backend_page_bytes (its
+ * alignment) set. The descriptor (O_CLOEXEC), or -1 with err. */
+int backend_devdax_open(struct region *r, char *err, size_t err_len);
+
 /* attach/detach/teardown for backends whose state is a struct fd_backing.
  * attach opens the backing again (through /proc/self/fd: the backing may
  * have no name) and maps it, as a process that connects opens and maps the

@@ -16,7 +16,9 @@
  * killed before they could detach, so no msharefs entry outlives the run.
  *
  * Backings: `mshare` maps a file in --path (default /mnt/pmem, the DAX
- * mount of the benchmark VM); `mshare-anon` maps shared anonymous memory.
+ * mount of the benchmark VM), or, when --path is a device-DAX device
+ * (/dev/daxX.Y), that device itself (--size a multiple of its alignment);
+ * `mshare-anon` maps shared anonymous memory.
  * The syscalls are issued only after mshare_kernel_supported() has proved
  * the running kernel carries the series (on other kernels 451 and 452 are
  * cachestat and fchmodat2).
@@ -37,6 +39,7 @@
 #include "backend.h"
 #include "backend_map.h"
 #include "clock.h"
+#include "pmem_ns.h"
 
 #define MSHARE_DEFAULT_DIR "/mnt/pmem"
 /* Bound on the clean-up loop: one reference per attach never detached. */
@@ -74,7 +77,10 @@ static int mshare_probe_common(char *why, size_t why_len)
 
 static int mshare_probe(const struct region *r, char *why, size_t why_len)
 {
-	(void)r;
+	struct pmem_namespace ns;
+
+	if (pmem_path_is_chardev(r->path) && pmem_ns_of_devdax(r->path, &ns, why, why_len) != 0)
+		return -1;
 	return mshare_probe_common(why, why_len);
 }
 
@@ -123,6 +129,11 @@ static int open_backing(struct region *r, struct mshare_state *s, bool anon, cha
 	const char *dir = r->path ? r->path : MSHARE_DEFAULT_DIR;
 	int fd;
 
+	if (!anon && pmem_path_is_chardev(r->path)) {
+		/* A device-DAX device: the donor maps the device itself. */
+		fd = backend_devdax_open(r, err, err_len);
+		return fd < 0 ? -2 : fd;
+	}
 	if (anon) {
 		snprintf(r->backing, sizeof(r->backing), "anonymous (MAP_SHARED|MAP_ANONYMOUS)");
 		r->persist = PERSIST_VOLATILE;
@@ -231,7 +242,7 @@ static int mshare_setup_common(struct region *r, bool anon, char *err, size_t er
 	fd = open_backing(r, s, anon, err, err_len);
 	if (fd == -2)
 		return -1;
-	r->backend_page_bytes = 4096;
+	r->backend_page_bytes = r->pmem.known ? r->pmem.align : 4096;
 	if (pipe2(ready, O_CLOEXEC) != 0 || pipe2(stop, O_CLOEXEC) != 0) {
 		snprintf(err, err_len, "pipe: %s", strerror(errno));
 		if (fd >= 0)
@@ -374,7 +385,7 @@ const struct backend_ops backend_mshare = {
 	.data = BACKEND_DATA_FILE,
 	.default_path = MSHARE_DEFAULT_DIR,
 	.description = "mshare()d region backed by a file in --path (default " MSHARE_DEFAULT_DIR
-		       "); page tables shared by all workers",
+		       "), or by a device-DAX device at --path /dev/daxX.Y; page tables shared by all workers",
 	.page_tables_shared = true,
 	.probe = mshare_probe,
 	.setup = mshare_setup_file,

@@ -6,6 +6,7 @@
 
 extern const struct backend_ops backend_shm;
 extern const struct backend_ops backend_file;
+extern const struct backend_ops backend_devdax;
 extern const struct backend_ops backend_anon;
 extern const struct backend_ops backend_hugetlb_2m;
 extern const struct backend_ops backend_hugetlb_1g;
@@ -17,6 +18,7 @@ extern const struct backend_ops backend_dummy;
 const struct backend_ops *const backend_table[] = {
 	&backend_shm,
 	&backend_file,
+	&backend_devdax,
 	&backend_anon,
 	&backend_hugetlb_2m,
 	&backend_hugetlb_1g,

@@ -110,6 +110,7 @@ void cli_usage(FILE *out)
 "usage: mshare-bench run --backend B --workers N --size S --workload W [options]\n"
 "       mshare-bench backends [--json]   list backends and whether each is usable here\n"
 "       mshare-bench workloads [--json]  list workloads and their options\n"
+"       mshare-bench pmem [--json]       list persistent-memory namespaces (libndctl) and the backends each can serve\n"
 "       mshare-bench plan ...      capacity planner\n"
 "       mshare-bench selftest-bench fault-rate|fork-barrier [options]   harness overhead figures\n"
 "       mshare-bench cleanup       give back huge pages that killed runs left in the pool\n"

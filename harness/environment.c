@@ -10,6 +10,7 @@
 #include "environment.h"
 #include "layout.h"
 #include "mshare_detect.h"
+#include "pmem_ns.h"
 #include "platform.h"
 #include "procfs.h"
 #include "version.h"
@@ -83,7 +84,7 @@ static void cpu_model(char *cpuinfo, char *out, size_t len)
 	snprintf(out, len, "%s", p);
 }
 
-void environment_write_json(struct json_writer *w)
+void environment_write_json(struct json_writer *w, const struct pmem_namespace *pmem)
 {
 	struct utsname u;
 	struct mshare_support ms;
@@ -105,6 +106,22 @@ void environment_write_json(struct json_writer *w)
 		json_key_i64(w, "mshare_size", ms.size);
 	else
 		json_key_null(w, "mshare_size");
+	if (pmem && pmem->known) {
+		json_begin_object(w, "pmem");
+		json_key_string(w, "region", pmem->region[0] ? pmem->region : NULL);
+		json_key_string(w, "namespace", pmem->name[0] ? pmem->name : NULL);
+		json_key_string(w, "mode", pmem->mode);
+		json_key_string(w, "device", pmem->device);
+		json_key_u64(w, "align", pmem->align);
+		json_key_u64(w, "size", pmem->size);
+		if (pmem->numa_node >= 0)
+			json_key_i64(w, "numa_node", pmem->numa_node);
+		else
+			json_key_null(w, "numa_node");
+		json_end_object(w);
+	} else {
+		json_key_null(w, "pmem");
+	}
 	/* On the heap for this record only: a static buffer would sit in
 	 * every worker's address space (results/README.md, worker_memory). */
 	enum { CPUINFO_MAX = 1 << 16 };

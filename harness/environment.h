@@ -12,6 +12,9 @@ const char *environment_clock(void);
 const char *environment_time_unit(void);
 /* The tool's version (git describe at build time). */
 const char *environment_version(void);
-void environment_write_json(struct json_writer *w);
+struct pmem_namespace;
+/* The "environment" object; pmem: the namespace the run's region is on
+ * (environment.pmem), or NULL/not known: null. */
+void environment_write_json(struct json_writer *w, const struct pmem_namespace *pmem);
 
 #endif

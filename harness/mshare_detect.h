@@ -17,9 +17,14 @@ struct mshare_support {
 	bool available;
 	long size;       /* alignment and size unit, from MSHARE_SIZE_PATH; -1 if missing */
 	bool msharefs;   /* registered in /proc/filesystems */
-	char why[160];   /* when not available */
+	char why[320];   /* when not available */
 };
 
+/* The running kernel's. Nothing here depends on the platform: a host
+ * booted with the patched kernel (a real machine) is detected like the
+ * guest. */
 void mshare_detect(struct mshare_support *out);
+/* The same from other files (tests: a /proc of another kernel). */
+void mshare_detect_at(const char *size_path, const char *filesystems_path, struct mshare_support *out);
 
 #endif

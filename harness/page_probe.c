@@ -6,7 +6,10 @@
  * does, accesses its first byte, then the byte 1 MiB further on, and counts
  * the faults of each access. If the second takes none, the first fault
  * mapped the whole 2 MiB (a PMD mapping); if it takes one, the region is
- * mapped with 4 KiB PTEs. The accesses are reads, or writes when the run
+ * mapped with 4 KiB PTEs. A region of 1 GiB or more that got a PMD-sized
+ * answer is asked once more, 512 MiB on: no fault there either means the
+ * first fault mapped the whole GiB (a PUD mapping: device-DAX at 1 GiB
+ * alignment). The accesses are reads, or writes when the run
  * writes: a DAX read of unwritten blocks maps the (huge) zero page, a write
  * needs 2 MiB of aligned blocks, so the two can differ. A write adds zero
  * atomically: the data stays as it was. 1 MiB is far beyond fault-around (64 KiB), which
@@ -20,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { PROBE_EXIT_PMD = 10, PROBE_EXIT_PTE, PROBE_EXIT_INCONCLUSIVE };
+enum { PROBE_EXIT_PMD = 10, PROBE_EXIT_PTE, PROBE_EXIT_INCONCLUSIVE, PROBE_EXIT_PUD };
 
 /* Minor and major: a DAX write fault that allocates blocks counts as major. */
 static long faults(void)
@@ -52,7 +55,12 @@ static void __attribute__((noreturn)) probe_child(const struct backend_ops *back
 	long f2 = faults();
 	if (f1 - f0 < 1)
 		_exit(PROBE_EXIT_INCONCLUSIVE);
-	_exit(f2 - f1 == 0 ? PROBE_EXIT_PMD : PROBE_EXIT_PTE);
+	if (f2 - f1 != 0)
+		_exit(PROBE_EXIT_PTE);
+	if (r.size < (1ul << 30))
+		_exit(PROBE_EXIT_PMD);
+	access_byte(base + (512ul << 20), write);
+	_exit(faults() - f2 == 0 ? PROBE_EXIT_PUD : PROBE_EXIT_PMD);
 }
 
 enum page_probe_result page_probe_run(const struct backend_ops *backend, const struct region *r, bool write)
@@ -73,6 +81,7 @@ enum page_probe_result page_probe_run(const struct backend_ops *backend, const s
 	switch (WEXITSTATUS(status)) {
 	case PROBE_EXIT_PMD: return PAGE_PROBE_PMD;
 	case PROBE_EXIT_PTE: return PAGE_PROBE_PTE;
+	case PROBE_EXIT_PUD: return PAGE_PROBE_PUD;
 	default: return PAGE_PROBE_INCONCLUSIVE;
 	}
 }
@@ -82,6 +91,8 @@ const char *page_probe_describe(enum page_probe_result result)
 	switch (result) {
 	case PAGE_PROBE_PMD:
 		return "probe: after a fault at the region's start (read, or write if the run writes), an access 1 MiB on did not fault (2 MiB PMD mapping)";
+	case PAGE_PROBE_PUD:
+		return "probe: after a fault at the region's start (read, or write if the run writes), accesses 1 MiB and 512 MiB on did not fault (1 GiB PUD mapping)";
 	case PAGE_PROBE_PTE:
 		return "probe: after a fault at the region's start (read, or write if the run writes), an access 1 MiB on faulted again (4 KiB PTEs)";
 	case PAGE_PROBE_INCONCLUSIVE:

@@ -134,8 +134,15 @@ static int memory_check(struct run_state *rs, char *err, size_t err_len)
 
 	/* Page tables: one 8-byte entry per page of the region, per worker,
 	 * or once in all when the backend shares them. Without forced huge
-	 * pages, assume the worst (4 KiB) anyway. */
+	 * pages, assume the worst (4 KiB) anyway; a device-DAX device maps
+	 * only in entries of its alignment (it refuses smaller faults). */
 	uint64_t page = b->page_bytes ? b->page_bytes : 4096;
+	struct pmem_namespace ns;
+	char why[256];
+	const char *path = rs->region.path ? rs->region.path : b->default_path;
+	if (!b->page_bytes && b->data == BACKEND_DATA_FILE && pmem_path_is_chardev(path) &&
+	    pmem_ns_of_devdax(path, &ns, why, sizeof(why)) == 0)
+		page = ns.align;
 	uint64_t one_set = cfg->size / page * 8;
 	uint64_t workers = cfg->workers;
 	pf->expected_pt_bytes_per_worker = b->page_tables_shared ? 0 : one_set;

@@ -122,6 +122,25 @@ static void page_size_obtained(const struct run_state *rs, struct run_result *r)
 	if (rs->smaps_worker < 0) {
 		r->page_bytes = 0;
 		r->page_source = "unavailable (no worker's smaps could be read)";
+	} else if (rs->page_probe == PAGE_PROBE_PMD || rs->page_probe == PAGE_PROBE_PTE ||
+		   rs->page_probe == PAGE_PROBE_PUD) {
+		/* DAX: smaps leaves PMD mappings of device memory out, and for
+		 * device-DAX states the device's alignment (KernelPageSize is
+		 * its vm_ops->pagesize), not what a fault installed. */
+		r->page_bytes = rs->page_probe == PAGE_PROBE_PUD ? 1u << 30
+				: rs->page_probe == PAGE_PROBE_PMD ? 2u << 20 : 4096;
+		r->page_source = page_probe_describe(rs->page_probe);
+		if (rs->page_probe != PAGE_PROBE_PTE) {
+			/* The probe sees the first 2 MiB (1 GiB) only. With PMD
+			 * mappings alone, a worker's region page tables are its
+			 * PMD tables (one per GiB spanned) and PUD tables (one per
+			 * 512 GiB); with PUD mappings alone, the PUD tables;
+			 * anything beyond: some ranges fell back. */
+			uint64_t only = 4096 * blocks_spanned(rs->region.addr, rs->cfg.size, 1ull << 39);
+			if (rs->page_probe == PAGE_PROBE_PMD)
+				only += 4096 * blocks_spanned(rs->region.addr, rs->cfg.size, 1ull << 30);
+			r->page_mixed = r->region_max > (int64_t)only;
+		}
 	} else if (s->kernel_page_bytes > 4096) {
 		r->page_bytes = s->kernel_page_bytes;
 		r->page_source = "smaps KernelPageSize";
@@ -131,19 +150,6 @@ static void page_size_obtained(const struct run_state *rs, struct run_result *r)
 				 : s->file_pmd_bytes ? "smaps FilePmdMapped"
 						     : "smaps AnonHugePages";
 		r->page_mixed = pmd < s->rss_bytes;
-	} else if (rs->page_probe == PAGE_PROBE_PMD || rs->page_probe == PAGE_PROBE_PTE) {
-		/* DAX: smaps leaves PMD mappings of device memory out. */
-		r->page_bytes = rs->page_probe == PAGE_PROBE_PMD ? 2u << 20 : 4096;
-		r->page_source = page_probe_describe(rs->page_probe);
-		if (rs->page_probe == PAGE_PROBE_PMD) {
-			/* The probe sees the first 2 MiB only. With PMD mappings
-			 * alone, a worker's region page tables are its PMD tables
-			 * (one per GiB spanned) and PUD tables (one per 512 GiB);
-			 * anything beyond is PTE tables: some ranges fell back. */
-			uint64_t pmd_only = 4096 * (blocks_spanned(rs->region.addr, rs->cfg.size, 1ull << 30) +
-						    blocks_spanned(rs->region.addr, rs->cfg.size, 1ull << 39));
-			r->page_mixed = r->region_max > (int64_t)pmd_only;
-		}
 	} else if (rs->region.dax && rs->cfg.backend->page_tables_shared && rs->cfg.page != PAGE_MODE_4K) {
 		/* A DAX file under shared page tables, the kernel choosing the
 		 * size: smaps cannot see PMD mappings of device memory, and a
@@ -153,16 +159,30 @@ static void page_size_obtained(const struct run_state *rs, struct run_result *r)
 		 * the count is not the number of mappings). */
 		uint64_t pages = rs->cfg.size / 4096;
 		uint64_t faults = r->fc.faults_taken + r->fc.preempted_faults;
-		if (r->slot.pages_touched < pages || faults == 0) {
+		/* pages_touched is summed over the workers: 1000 pt-footprint
+		 * workers (one page per 2 MiB each) reach the region's page
+		 * count without touching every page. The workload's facts say
+		 * whether each worker touches every page. */
+		const struct workload_ops *wl = rs->cfg.workload;
+		bool every_page = wl->touches_whole_region && wl->touch_stride <= 4096;
+
+		if (!every_page || r->slot.pages_touched < pages || faults == 0) {
 			r->page_bytes = 0;
 			r->page_source = "unknown: a DAX file under shared page tables (smaps cannot see PMD mappings "
 					 "of device memory) and the workload did not touch every 4 KiB page";
 		} else {
-			r->page_bytes = faults < pages ? 2u << 20 : 4096;
+			/* Every mapping took at least one fault: fewer faults
+			 * than 2 MiB blocks means some mapping is larger than
+			 * 2 MiB (1 GiB, device-DAX), fewer than 4 KiB pages
+			 * some larger than 4 KiB. A lower bound when sharers
+			 * race on one mapping. */
+			uint64_t blocks = blocks_spanned(0, rs->cfg.size, 2u << 20);
+			r->page_bytes = faults < blocks ? 1u << 30 : faults < pages ? 2u << 20 : 4096;
 			snprintf(r->page_source_text, sizeof(r->page_source_text),
-				 "fault count: %" PRIu64 " faults for the %" PRIu64 " 4 KiB pages of the region, "
-				 "every one touched (DAX under shared page tables)",
-				 faults, pages);
+				 "fault count: %" PRIu64 " faults for the %" PRIu64 " 4 KiB pages (%" PRIu64 " 2 MiB "
+				 "blocks) of the region, every one touched (DAX under shared page tables; each "
+				 "mapping takes at least one fault)",
+				 faults, pages, blocks);
 			r->page_source = r->page_source_text;
 		}
 	} else {

@@ -343,7 +343,7 @@ void record_json(struct json_writer *w, const struct run_state *rs, const struct
 	json_key_u64(w, "schema_version", RECORD_SCHEMA_VERSION);
 	json_key_string(w, "tool", "mshare-bench");
 	write_config(w, &rs->cfg);
-	environment_write_json(w);
+	environment_write_json(w, &rs->region.pmem);
 	write_preflight(w, &rs->preflight, r);
 
 	json_begin_object(w, "results");

@@ -46,7 +46,7 @@ struct run_result {
 	/* The page size the region got (record.c: page_size_obtained). */
 	uint64_t page_bytes;
 	const char *page_source;
-	char page_source_text[160]; /* page_source when it carries figures */
+	char page_source_text[320]; /* page_source when it carries figures */
 	bool page_mixed;
 
 	/* Page tables: system view (meminfo, per node) and VmPTE view. */

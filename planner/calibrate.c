@@ -227,6 +227,9 @@ static int choose_mode(const json_t *r, struct point *p)
 	if (p->page_bytes == 4096 && !p->mixed) {
 		p->mode = PT_MODE_4K;
 		snprintf(p->mode_label, sizeof(p->mode_label), "4k");
+	} else if (p->page_bytes == (1u << 30) && !p->mixed) {
+		p->mode = PT_MODE_DAX_1G;
+		snprintf(p->mode_label, sizeof(p->mode_label), "dax-1g");
 	} else if (p->page_bytes == (2u << 20) || p->mixed) {
 		p->mode = PT_MODE_DAX_2M;
 		snprintf(p->mode_label, sizeof(p->mode_label), "%s%s", p->dax ? "dax-2m" : "thp-2m (as dax-2m)",
@@ -319,6 +322,16 @@ static int model_point(const json_t *r, struct point *p)
 		return -1;
 	region.addr = p->addr;
 	region.size = p->size;
+	/* mshare over device-DAX: the device maps only in entries of its
+	 * alignment (environment.pmem, a fact of the device). */
+	{
+		const char *pmode = jr_get_string(r, "environment.pmem.mode");
+		uint64_t align = 0;
+
+		if (p->mode == PT_MODE_MSHARE && pmode && strcmp(pmode, "devdax") == 0 &&
+		    jr_get_u64(r, "environment.pmem.align", &align))
+			region.leaf_bytes = align;
+	}
 	region.touch_fraction = p->touch_fraction;
 	region.touched_bytes = 0;
 	if (p->touch_stride) {

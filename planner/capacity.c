@@ -26,7 +26,7 @@ void capacity_compute(const struct pt_cost *cost, const struct capacity_inputs *
 	out->vmpte_per_process_bytes = pt_cost_vmpte_pages(cost) * PT_PAGE_BYTES;
 
 	if (in->sga == SGA_PLACEMENT_DEFAULT)
-		sga_in_ram = cost->mode != PT_MODE_DAX_2M;
+		sga_in_ram = cost->mode != PT_MODE_DAX_2M && cost->mode != PT_MODE_DAX_1G;
 	else
 		sga_in_ram = in->sga == SGA_PLACEMENT_RAM;
 	out->sga_ram_bytes = sga_in_ram ? cost->mapped_bytes : 0;

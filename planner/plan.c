@@ -38,14 +38,15 @@ static const struct opt plan_options[P_COUNT + 1] = {
 	[P_PROCESSES] = { "processes", "N", "processes mapping the region (1 .. 4194304)", false },
 	[P_TOUCH_FRACTION] = { "touch-fraction", "F", "part of the region each process touches, 0 < F <= 1\n"
 						    "(default 1)", false },
-	[P_MODE] = { "mode", "M[,M...]", "4k, hugetlb-2m, hugetlb-1g, dax-2m, mshare; repeatable;\n"
+	[P_MODE] = { "mode", "M[,M...]", "4k, hugetlb-2m, hugetlb-1g, dax-2m, dax-1g, mshare; repeatable;\n"
 					 "default: all, side by side", true },
 	[P_RAM] = { "ram", "SIZE", "machine RAM (default: this host's MemTotal)", false },
 	[P_PRIVATE] = { "private", "SIZE", "private memory per process, beyond the region (default 0)", false },
 	[P_ADDR] = { "addr", "ADDR", "region start, hex (0x...) or size (2T); default 2T,\n"
 				     "512 GiB-aligned; an unaligned start shows its cost", false },
 	[P_SGA_IN_RAM] = { "sga-in-ram", "yes|no", "count the region's data against RAM (default: yes,\n"
-						   "except dax-2m whose data lives on the DAX device)", false },
+						   "except dax-2m and dax-1g, whose data lives on the DAX\n"
+						   "device)", false },
 	[P_NODES] = { "nodes", "N", "also per NUMA node (1 .. 64): a node's memory can run\n"
 				    "out before the machine's. RAM split evenly, processes\n"
 				    "spread evenly (node 0 takes the remainder), each one's\n"
@@ -127,6 +128,9 @@ static void usage(FILE *out)
 "    pages per process; PTE pages for a partial last 2 MiB, or everywhere if\n"
 "    the address is not 2 MiB-aligned. A namespace that gives a mix of 2 MiB\n"
 "    and 4 KiB mappings costs more (up to the 4k figure).\n"
+"    Device-DAX at 2 MiB alignment is the same (it refuses anything else).\n"
+"  - dax-1g: device-DAX namespace at 1 GiB alignment, PUD entries: PUD pages\n"
+"    per process, nothing below; 1 GiB-aligned address and size.\n"
 "  - mshare (the v1 series, and the 2025 series with 4-level paging): the\n"
 "    region's PUD+PMD+PTE pages (4 KiB data pages) exist once in the mshare\n"
 "    host mm, plus the host mm's PGD page; each process only copies PGD\n"
@@ -169,7 +173,7 @@ static int add_modes(struct plan_request *req, const char *text)
 	size_t len = strlen(text);
 
 	if (len >= sizeof(buf) || text[0] == '\0')
-		return bad_value("--mode", text, "a mode list (4k, hugetlb-2m, hugetlb-1g, dax-2m, mshare)");
+		return bad_value("--mode", text, "a mode list (4k, hugetlb-2m, hugetlb-1g, dax-2m, dax-1g, mshare)");
 	if (text[0] == ',' || text[len - 1] == ',' || strstr(text, ",,"))
 		return bad_value("--mode", text, "a mode list without empty items (stray comma?)");
 	strcpy(buf, text);
@@ -177,7 +181,7 @@ static int add_modes(struct plan_request *req, const char *text)
 		enum pt_mode m;
 
 		if (pt_mode_from_name(tok, &m) < 0)
-			return bad_value("--mode", tok, "a mode (4k, hugetlb-2m, hugetlb-1g, dax-2m, mshare)");
+			return bad_value("--mode", tok, "a mode (4k, hugetlb-2m, hugetlb-1g, dax-2m, dax-1g, mshare)");
 		for (int i = 0; i < req->mode_count; i++) {
 			if (req->modes[i] == m) {
 				fprintf(stderr, "mshare-bench plan: --mode: '%s' given twice\n", tok);

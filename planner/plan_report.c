@@ -47,7 +47,7 @@ static void print_inputs(FILE *out, const struct plan_request *req)
 	fprintf(out, "  RAM %s%s, private memory %s per process, region data in RAM: %s\n\n",
 		FMT(req->inputs.ram_bytes), req->ram_from_host ? " (this host's MemTotal; use --ram)" : "",
 		FMT(req->inputs.private_bytes),
-		req->inputs.sga == SGA_PLACEMENT_DEFAULT ? "yes, except dax-2m (data on the DAX device)"
+		req->inputs.sga == SGA_PLACEMENT_DEFAULT ? "yes, except dax-2m and dax-1g (data on the DAX device)"
 		: req->inputs.sga == SGA_PLACEMENT_RAM ? "yes, all modes" : "no, all modes");
 }
 

@@ -16,6 +16,7 @@ static const char *const mode_names[PT_MODE_COUNT] = {
 	[PT_MODE_HUGETLB_1G] = "hugetlb-1g",
 	[PT_MODE_DAX_2M] = "dax-2m",
 	[PT_MODE_MSHARE] = "mshare",
+	[PT_MODE_DAX_1G] = "dax-1g",
 };
 
 static const char *const level_names[PT_LEVEL_COUNT] = {
@@ -137,6 +138,14 @@ static void model_mshare(const struct pt_region *r, uint64_t tend, struct pt_cos
 	c->mshare_start = units_align_down(r->addr, PT_PUD_SPAN);
 	c->mshare_end = units_align_up(r->addr + r->size, PT_PUD_SPAN);
 	base_page_tables(r, tend, c->shared_pages);
+	/* Device-DAX under mshare: PMD entries leave no PTE pages, PUD
+	 * entries no PMD pages either. */
+	if (r->leaf_bytes >= PT_PTE_SPAN)
+		c->shared_pages[PT_LEVEL_PTE] = 0;
+	if (r->leaf_bytes >= PT_PMD_SPAN)
+		c->shared_pages[PT_LEVEL_PMD] = 0;
+	if (r->leaf_bytes > 4096)
+		c->leaf_page_bytes = r->leaf_bytes;
 	/* The host mm is an mm_struct of its own and has its own PGD page. */
 	c->shared_pages[PT_LEVEL_PGD] = 1;
 	c->pgd_entries_per_process = pt_span_pages(c->mshare_start, c->mshare_end, PT_PUD_SPAN);
@@ -197,6 +206,12 @@ static void model_hugetlb_2m(const struct pt_region *r, uint64_t tend, struct pt
 static void model_hugetlb_1g(const struct pt_region *r, uint64_t tend, struct pt_cost *c)
 {
 	c->per_process_pages[PT_LEVEL_PUD] = spans(r, tend, PT_PUD_SPAN);
+}
+
+/* Device-DAX at 1 GiB: the same page tables as hugetlb-1g. */
+static void model_dax_1g(const struct pt_region *r, uint64_t tend, struct pt_cost *c)
+{
+	model_hugetlb_1g(r, tend, c);
 }
 
 /* The first mapping around the region that reaches into [lo, hi), or NULL. */
@@ -267,6 +282,7 @@ static uint64_t leaf_bytes(enum pt_mode mode)
 	case PT_MODE_DAX_2M:
 		return 2ull << 20;
 	case PT_MODE_HUGETLB_1G:
+	case PT_MODE_DAX_1G:
 		return 1ull << 30;
 	default:
 		return 4096;
@@ -294,6 +310,17 @@ int pt_model(enum pt_mode mode, const struct pt_region *r, struct pt_cost *c,
 	}
 	if (!r->touched_bytes && !(r->touch_fraction > 0.0 && r->touch_fraction <= 1.0)) {
 		snprintf(err, err_len, "touch fraction %g is not in (0, 1]", r->touch_fraction);
+		return -1;
+	}
+	if (mode == PT_MODE_DAX_1G && (r->addr % c->leaf_page_bytes || r->size % c->leaf_page_bytes)) {
+		snprintf(err, err_len, "dax-1g needs a 1 GiB-aligned address and size; 0x%" PRIx64 " + %" PRIu64
+			 " bytes is not (the device refuses the mmap with EINVAL)", r->addr, r->size);
+		return -1;
+	}
+	if (mode == PT_MODE_MSHARE && r->leaf_bytes > 4096 &&
+	    (r->leaf_bytes != PT_PTE_SPAN && r->leaf_bytes != PT_PMD_SPAN)) {
+		snprintf(err, err_len, "mshare leaf entries of %" PRIu64 " bytes: only 4 KiB, 2 MiB and 1 GiB exist",
+			 r->leaf_bytes);
 		return -1;
 	}
 	if (hugetlb && r->addr % c->leaf_page_bytes) {
@@ -347,6 +374,7 @@ int pt_model(enum pt_mode mode, const struct pt_region *r, struct pt_cost *c,
 	case PT_MODE_HUGETLB_1G: model_hugetlb_1g(r, tend, c); break;
 	case PT_MODE_DAX_2M: model_dax_2m(r, tend, c); break;
 	case PT_MODE_MSHARE: model_mshare(r, tend, c); break;
+	case PT_MODE_DAX_1G: model_dax_1g(r, tend, c); break;
 	default: break;
 	}
 	leave_out_shared(r, tend, c);

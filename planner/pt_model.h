@@ -23,12 +23,19 @@
  *               PMD+PUD pages per process; PTE pages only where a 2 MiB
  *               mapping is impossible (unaligned tail, or every page when
  *               addr is not 2 MiB-aligned: offset and address not congruent).
+ *   dax-1g      device-DAX namespace at 1 GiB alignment: PUD entries map
+ *               the data (as hugetlb-1g, without hugetlbfs's rounding);
+ *               PUD pages per process, nothing below. The device refuses
+ *               an address or size off 1 GiB (mmap fails with EINVAL).
+ *               (Device-DAX at 2 MiB alignment is dax-2m.)
  *   mshare      the region's page tables (4 KiB pages) live once in the
  *               mshare host mm (PUD+PMD+PTE pages plus the host mm's own PGD
  *               page); each process only points its own PGD entries (8 B
  *               each, in the PGD page it has anyway) at them: no page-table
  *               page per process. Sharing is per 512 GiB PGD slot, so the
  *               mshare range is the region widened to 512 GiB alignment.
+ *               Over device-DAX (pt_region.leaf_bytes 2 MiB or 1 GiB) the
+ *               host mm holds no PTE pages (2 MiB), nor PMD pages (1 GiB).
  */
 #ifndef MSHARE_BENCH_PLANNER_PT_MODEL_H
 #define MSHARE_BENCH_PLANNER_PT_MODEL_H
@@ -52,6 +59,7 @@ enum pt_mode {
 	PT_MODE_HUGETLB_1G,
 	PT_MODE_DAX_2M,
 	PT_MODE_MSHARE,
+	PT_MODE_DAX_1G,
 	PT_MODE_COUNT
 };
 
@@ -91,6 +99,10 @@ struct pt_region {
 	const struct pt_range *around;
 	size_t around_count;
 	bool around_known;
+	/* mshare mode only: the size of the entries the shared tables map
+	 * the data with, 0 or 4096 for 4 KiB pages; 2 MiB or 1 GiB for a
+	 * device-DAX device of that alignment shared with mshare. */
+	uint64_t leaf_bytes;
 };
 
 struct pt_cost {

@@ -8,7 +8,7 @@
 # build/logs/deps.log, whose path and last lines are printed on failure.
 set -eu
 . "$(dirname "$0")/lib/step.sh"
-PACKAGES="build-essential pkg-config libpmem-dev libpmem2-dev libnuma-dev libhwloc-dev libjansson-dev \
+PACKAGES="build-essential pkg-config libpmem-dev libpmem2-dev libndctl-dev libdaxctl-dev libnuma-dev libhwloc-dev libjansson-dev \
 ndctl daxctl gnuplot-nox python3 python3-jinja2 qemu-system-x86 busybox-static e2fsprogs cpio"
 # python3-jinja2: bench/report's HTML page. With --tests (make test,
 # .ci/run) also what only the tests use: chromium (headless), the report's

@@ -5,7 +5,7 @@
 HARNESS_TEST_SRCS := $(wildcard tests/harness/test-*.c)
 HARNESS_TEST_BINS := $(HARNESS_TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 # The harness units the tests exercise, compiled into each test.
-HARNESS_TEST_UNITS := harness/histogram.c harness/fault_cost.c harness/parse.c harness/json.c harness/csv.c harness/platform.c harness/ktrace.c
+HARNESS_TEST_UNITS := harness/histogram.c harness/fault_cost.c harness/parse.c harness/json.c harness/csv.c harness/platform.c harness/ktrace.c harness/mshare_detect.c
 HARNESS_TEST_CFLAGS := -O2 -g $(CSTD) $(WARN) -Iharness
 
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer

@@ -75,6 +75,16 @@ usage: kernel/vm/run.sh [options] -- COMMAND [ARG...]
   --pmem-node K      the node the NVDIMM belongs to (default 0; --numa only)
   --align 2M|4K      fsdax namespace alignment: 2M allows PMD mappings,
                      4K gives only PTEs (default 2M)
+  --devdax ALIGNS    also device-DAX namespaces, one per alignment of the
+                     comma list ALIGNS (2M, 1G or 2M,1G), each on its own
+                     emulated NVDIMM of --devdax-gib GiB after the fsdax
+                     one; in the guest /dev/dax-2m and /dev/dax-1g link to
+                     them (/etc/mshare-bench-devdax lists them); the fsdax
+                     block device is then not always /dev/pmem0; needs
+                     the NVDIMM (not --legacy-pmem or --no-pmem)
+  --devdax-gib N     size of each devdax NVDIMM in whole GiB (default 2,
+                     at least 2: a 1G-aligned namespace gives its first
+                     GiB to the info block, so 2 GiB leaves 1 GiB of data)
   --legacy-pmem      legacy e820 pmem (memmap=...!...) instead of an NVDIMM
   --no-pmem          no persistent memory at all
   --hugepages N      reserve N 2 MiB huge pages in the guest
@@ -119,6 +129,7 @@ scan_logs() {
 kernel=$root/build/kernel/bzImage
 initrd=$root/build/vm/initramfs.cpio
 build=1 mem=2G pmem=4 cpus=2 align=2M pmem_mode=nvdimm hugepages=0 numa=1 pmem_node=
+devdax= devdax_gib=2
 timeout=900 out=$root/build/vm/out keep_out=0 extra_append= stream=stdout
 clock=tcg cpus_given=
 fail_on_warning=0 check_logs= crash_grace=30
@@ -138,6 +149,8 @@ while [ $# -gt 0 ]; do
 	--numa) need_arg "$@"; numa=$2; shift 2 ;;
 	--pmem-node) need_arg "$@"; pmem_node=$2; shift 2 ;;
 	--align) need_arg "$@"; align=$2; shift 2 ;;
+	--devdax) need_arg "$@"; devdax=$2; shift 2 ;;
+	--devdax-gib) need_arg "$@"; devdax_gib=$2; shift 2 ;;
 	--legacy-pmem) pmem_mode=legacy; shift ;;
 	--no-pmem) pmem_mode=none; shift ;;
 	--hugepages) need_arg "$@"; hugepages=$2; shift 2 ;;
@@ -213,6 +226,18 @@ pmem_node=${pmem_node:-0}
 [[ "$hugepages" =~ ^[0-9]+$ ]] || die "bad --hugepages '$hugepages'"
 case "$align" in 2M|4K) ;; 2m) align=2M ;; 4k) align=4K ;; *) die "bad --align '$align' (2M or 4K)" ;; esac
 case "$stream" in stdout|stderr|comment|none) ;; *) die "bad --stream '$stream'" ;; esac
+devdax_aligns=()
+if [ -n "$devdax" ]; then
+	IFS=, read -r -a devdax_aligns <<<"$devdax"
+	for a in "${devdax_aligns[@]}"; do
+		case "$a" in 2M|1G) ;; *) die "bad --devdax '$devdax': '$a' is not an alignment (2M or 1G, comma-separated)" ;; esac
+	done
+	[ "${#devdax_aligns[@]}" -le 2 ] || die "bad --devdax '$devdax': at most two namespaces (2M,1G)"
+	[ "${#devdax_aligns[@]}" -lt 2 ] || [ "${devdax_aligns[0]}" != "${devdax_aligns[1]}" ] ||
+		die "bad --devdax '$devdax': one namespace per alignment (/dev/dax-${devdax_aligns[0],,} names it)"
+	[ "$pmem_mode" = nvdimm ] || die "--devdax $devdax needs the NVDIMM (not --legacy-pmem or --no-pmem)"
+fi
+[[ "$devdax_gib" =~ ^[0-9]+$ ]] && [ "$devdax_gib" -ge 2 ] || die "bad --devdax-gib '$devdax_gib' (whole GiB, at least 2)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
 [ -f "$kernel" ] || die "no kernel image at $kernel (run: make kernel)"
 
@@ -316,6 +341,7 @@ cat >"$work/extra/vm.conf" <<CONF
 VM_ACCEL='${accel_args[*]:1}'
 VM_PMEM=$pmem_mode
 VM_ALIGN=$align
+VM_DEVDAX='${devdax_aligns[*]:-}'
 VM_HUGEPAGES=$hugepages
 CONF
 (cd "$work/extra" && printf 'vm-cmd\nvm.conf\n' | cpio -o -H newc -R 0:0 --quiet) >"$work/extra.cpio"
@@ -342,7 +368,19 @@ nvdimm)
 	truncate -s $((pmem * 1024 * 1024 * 1024 + 128 * 1024)) "$img"
 	pmem_args=(-object "memory-backend-file,id=mem1,share=on,mem-path=$img,size=$((pmem * 1024 * 1024 * 1024 + 128 * 1024))"
 		-device "nvdimm,id=nvdimm1,memdev=mem1,label-size=128K")
-	mem_arg="${mem_mib}M,slots=2,maxmem=$((mem_mib + pmem * 1024 + 1024))M"
+	# A devdax NVDIMM each: its backend aligned to 1 GiB, so that its
+	# region (hence a 1G-aligned namespace's data) starts on a 1 GiB
+	# guest-physical boundary, which PUD mappings need.
+	k=2
+	for a in "${devdax_aligns[@]}"; do
+		dimg=$work/devdax$k.img
+		dsz=$((devdax_gib * 1024 * 1024 * 1024 + 128 * 1024))
+		truncate -s "$dsz" "$dimg"
+		pmem_args+=(-object "memory-backend-file,id=mem$k,share=on,mem-path=$dimg,size=$dsz,align=1G"
+			-device "nvdimm,id=nvdimm$k,memdev=mem$k,label-size=128K")
+		k=$((k + 1))
+	done
+	mem_arg="${mem_mib}M,slots=$((2 + ${#devdax_aligns[@]})),maxmem=$((mem_mib + pmem * 1024 + 1024 + ${#devdax_aligns[@]} * (devdax_gib + 1) * 1024))M"
 	;;
 legacy)
 	# memmap=SIZE!START turns guest RAM into a legacy pmem range, so the
@@ -458,6 +496,8 @@ guest_ready=$(sed -n 's/.*@@MSHARE-VM-READY uptime=\([0-9.]*\).*/\1/p' "$work/co
 	echo "numa_nodes=$numa"
 	echo "pmem_node=$( [ "$pmem_mode" = nvdimm ] && echo "$pmem_node" )"
 	echo "fsdax_align=$align"
+	echo "devdax_aligns=${devdax_aligns[*]:-}"
+	echo "devdax_gib=$( [ -n "$devdax" ] && echo "$devdax_gib" )"
 	echo "clock=$clock_name"
 	echo "accel=${accel_args[*]:1}"
 } >"$out/vm-timing.txt"

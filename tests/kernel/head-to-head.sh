@@ -44,19 +44,8 @@ for how in INT KILL; do
 	done
 	ls -A /sys/fs/mshare >/out/stopped-\$how.left; { ls -A /mnt/pmem | grep -v lost+found || true; } >>/out/stopped-\$how.left
 done" >"$out.vm.log" 2>&1 &
-# Progress: when the guest is up, then a line a minute.
-up=0 beat=$t0
-progress() {
-	now=$(date +%s)
-	if [ $up = 0 ] && grep -q '@@MSHARE-VM-READY' "$out/console.log" 2>/dev/null; then
-		up=1 beat=$now
-		echo "# head-to-head: guest up after $((now - t0)) s; running the comparisons"
-	elif [ $((now - beat)) -ge 60 ]; then
-		beat=$now
-		echo "# head-to-head: still running ($((now - t0)) s)"
-	fi
-}
-guest_wait $! progress
+progress_name=head-to-head progress_up="running the comparisons"
+guest_wait $! guest_progress
 guest_ran $? "head-to-head runs in the guest" "$out.vm.log"
 PYTHONPATH=tests/lib python3 - "$out" "$TAP_N" <<'PY'
 import os, sys

@@ -175,7 +175,7 @@ print(f"per backend: segment {min(seg_model)}..{max(seg_model)} B modelled, touc
       f"of {seg['spans_2m']}; left out per process {d['model_check']['left_out_pages_per_process']} pages")
 # Projection: every mode present, the measured mode consistent.
 modes = {m["mode"]: m for m in d["projection"]["modes"]}
-res.append((sorted(modes) == sorted(["4k", "hugetlb-2m", "hugetlb-1g", "dax-2m", "mshare"]), "projection in every mode"))
+res.append((sorted(modes) == sorted(["4k", "hugetlb-2m", "hugetlb-1g", "dax-2m", "dax-1g", "mshare"]), "projection in every mode"))
 m = modes[mode]
 res.append((m["valid"] and m["pagetable_bytes_total"] >= total * 0.99,
             f"projection in {mode} at the measured count: {m['pagetable_bytes_total']} B total"))

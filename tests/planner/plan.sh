@@ -39,7 +39,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 m = {x["mode"]: x for x in d["modes"]}
 assert d["kind"] == "model"
-assert sorted(m) == sorted(["4k", "hugetlb-2m", "hugetlb-1g", "dax-2m", "mshare"]), m.keys()
+assert sorted(m) == sorted(["4k", "hugetlb-2m", "hugetlb-1g", "dax-2m", "dax-1g", "mshare"]), m.keys()
 for x in m.values():
     for k in ("mode", "pagetable_bytes_total", "pagetable_bytes_per_process", "fits", "max_processes"):
         assert k in x, (x["mode"], k)

@@ -49,11 +49,35 @@ static void case_pages(const char *name, enum pt_mode mode, uint64_t addr, uint6
 #undef CK
 }
 
+/* mshare over device-DAX: the shared tables map with leaf-byte entries. */
+static void case_mshare_leaf(const char *name, uint64_t addr, uint64_t size, uint64_t leaf, struct expect e)
+{
+	struct pt_region r = { .addr = addr, .size = size, .touch_fraction = 1, .leaf_bytes = leaf };
+	struct pt_cost c;
+	char err[256], what[512];
+	int rc = pt_model(PT_MODE_MSHARE, &r, &c, err, sizeof(err));
+
+	snprintf(what, sizeof(what), "%s: modelled (%s)", name, rc ? err : "ok");
+	TAP_OK(rc == 0, "%s", what);
+	if (rc)
+		return;
+	snprintf(what, sizeof(what), "%s: own pages PTE/PMD/PUD %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", shared %" PRIu64
+		 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 ", leaf %" PRIu64, name, c.per_process_pages[PT_LEVEL_PTE],
+		 c.per_process_pages[PT_LEVEL_PMD], c.per_process_pages[PT_LEVEL_PUD], c.shared_pages[PT_LEVEL_PTE],
+		 c.shared_pages[PT_LEVEL_PMD], c.shared_pages[PT_LEVEL_PUD], c.shared_pages[PT_LEVEL_PGD],
+		 c.leaf_page_bytes);
+	TAP_OK(c.per_process_pages[PT_LEVEL_PTE] == e.pte && c.per_process_pages[PT_LEVEL_PMD] == e.pmd &&
+	       c.per_process_pages[PT_LEVEL_PUD] == e.pud && c.shared_pages[PT_LEVEL_PTE] == e.s_pte &&
+	       c.shared_pages[PT_LEVEL_PMD] == e.s_pmd && c.shared_pages[PT_LEVEL_PUD] == e.s_pud &&
+	       c.shared_pages[PT_LEVEL_PGD] == e.s_pgd && c.pgd_entries_per_process == e.entries &&
+	       pt_cost_vmpte_pages(&c) == e.vmpte && c.leaf_page_bytes == leaf, "%s", what);
+}
+
 static void case_rejected(const char *name, enum pt_mode mode, uint64_t addr, uint64_t size)
 {
 	struct pt_region r = { .addr = addr, .size = size, .touch_fraction = 1 };
 	struct pt_cost c;
-	char err[256] = "", what[400];
+	char err[256] = "", what[512];
 	int rc = pt_model(mode, &r, &c, err, sizeof(err));
 
 	snprintf(what, sizeof(what), "%s: rejected (%s)", name, err);
@@ -134,6 +158,32 @@ int main(void)
 	/* 1 GiB straddling 2.5T: mshare range [2T, 3T): 2 PGD entries. */
 	case_pages("mshare 1G across 2.5T", PT_MODE_MSHARE, 5 * 512 * GIB - 512 * MIB, GIB, 1,
 		   (struct expect){ 0, 0, 0, 512, 2, 2, 1, 2, 0 });
+
+	/* dax-1g (device-DAX at 1 GiB alignment) 3 GiB at 2T: PUD entries,
+	 * one PUD page per process, nothing below; as hugetlb-1g. */
+	case_pages("dax-1g 3G@2T", PT_MODE_DAX_1G, T2, 3 * GIB, 1, (struct expect){ 0, 0, 1, 0, 0, 0, 0, 1, 1 });
+	/* 1 GiB across 2.5T: two PUD pages, two PGD entries. */
+	case_pages("dax-1g 2G across 2.5T", PT_MODE_DAX_1G, 5 * 512 * GIB - GIB, 2 * GIB, 1,
+		   (struct expect){ 0, 0, 2, 0, 0, 0, 0, 2, 2 });
+	/* The device refuses an address or a size off 1 GiB. */
+	case_rejected("dax-1g at 2T+2M", PT_MODE_DAX_1G, T2 + 2 * MIB, 2 * GIB);
+	case_rejected("dax-1g 1.5G@2T", PT_MODE_DAX_1G, T2, GIB + 512 * MIB);
+
+	/* mshare over device-DAX, 1 GiB at 2T: 2 MiB entries leave the host
+	 * mm 1 PMD + 1 PUD page (no PTE page), 1 GiB entries only the PUD
+	 * page; nothing per process but the PGD entry. */
+	case_mshare_leaf("mshare over devdax 2M, 1G@2T", T2, GIB, 2 * MIB, (struct expect){ 0, 0, 0, 0, 1, 1, 1, 1, 0 });
+	case_mshare_leaf("mshare over devdax 1G, 1G@2T", T2, GIB, GIB, (struct expect){ 0, 0, 0, 0, 0, 1, 1, 1, 0 });
+	case_mshare_leaf("mshare 4 KiB leaf given as 4096, 1G@2T", T2, GIB, 4096,
+			 (struct expect){ 0, 0, 0, 512, 1, 1, 1, 1, 0 });
+	{
+		struct pt_region r = { .addr = T2, .size = GIB, .touch_fraction = 1, .leaf_bytes = 64 * 1024 };
+		struct pt_cost c;
+		char err[256] = "";
+		int rc = pt_model(PT_MODE_MSHARE, &r, &c, err, sizeof(err));
+
+		TAP_OK(rc < 0 && strstr(err, "65536"), "mshare leaf of 64 KiB rejected, naming it (%s)", err);
+	}
 
 	case_rejected("region beyond 128 TiB", PT_MODE_4K, 128 * TIB - GIB, 2 * GIB);
 

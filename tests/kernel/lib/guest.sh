@@ -72,6 +72,20 @@ guest_heartbeat() {
 		echo "# ${_gs_name:-guest}: still running ($((_gw_beat - _gw_t0)) s)"
 	fi
 }
+# guest_progress: for guest_wait's PROGRESS while a test's guest runs: says
+# "# NAME: guest up after N s" once $out/console.log shows the guest ready,
+# then a line a minute. Set progress_name, progress_up (what the guest does
+# once up) and t0 (the start, date +%s) first.
+guest_progress() {
+	_gp_now=$(date +%s)
+	if [ "${_gp_up:-0}" = 0 ] && grep -q '@@MSHARE-VM-READY' "$out/console.log" 2>/dev/null; then
+		_gp_up=1 _gp_beat=$_gp_now
+		echo "# $progress_name: guest up after $((_gp_now - t0)) s${progress_up:+; $progress_up}"
+	elif [ $((_gp_now - ${_gp_beat:-$t0})) -ge 60 ]; then
+		_gp_beat=$_gp_now
+		echo "# $progress_name: still running ($((_gp_now - t0)) s)"
+	fi
+}
 # guest_ran RC DESCRIPTION LOG: the TAP line for a guest run that returned
 # RC (kernel/vm/run.sh's status); when it failed, LOG's tail and the end of
 # the calling script.
