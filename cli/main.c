@@ -82,7 +82,7 @@ static int list_backends(int argc, char **argv)
 	if (mode < 0)
 		return code;
 	if (!mode) {
-		printf("%-12s %-8s %s\n", "BACKEND", "USABLE", "DESCRIPTION / WHY NOT");
+		printf("%-16s %-8s %s\n", "BACKEND", "USABLE", "DESCRIPTION / WHY NOT");
 	}
 	for (const struct backend_ops *const *b = backend_table; *b; b++) {
 		memset(&r, 0, sizeof(r));
@@ -96,7 +96,7 @@ static int list_backends(int argc, char **argv)
 			json_key_string(&w, "why_not", ok ? NULL : why);
 			json_end_object(&w);
 		} else {
-			printf("%-12s %-8s %s%s%s\n", (*b)->name, ok ? "yes" : "no", (*b)->description, ok ? "" : ": ",
+			printf("%-16s %-8s %s%s%s\n", (*b)->name, ok ? "yes" : "no", (*b)->description, ok ? "" : ": ",
 			       ok ? "" : why);
 		}
 	}
@@ -107,7 +107,7 @@ static int list_backends(int argc, char **argv)
 	if (!backend_find("mshare")) {
 		struct mshare_support ms;
 		mshare_detect(&ms);
-		printf("%-12s %-8s %s\n", "mshare", "no",
+		printf("%-16s %-8s %s\n", "mshare", "no",
 		       ms.available ? "mshare is available on this kernel but this build has no mshare backend"
 				    : ms.why);
 	}

@@ -50,6 +50,10 @@ struct region {
 	bool dax;                  /* the backing file has STATX_ATTR_DAX */
 	char backing[256];         /* what backs it: file path, "memfd", ... */
 	char fs_type[32];          /* filesystem of the backing, if any */
+	/* The page-table sharing design and its version as the running
+	 * kernel carries it ("mshare-2025 v3"), for the backends of one; ""
+	 * for the others. */
+	char design[160];
 	long hugepages_reserved;   /* pages this run added to the pool */
 	/* Mapped MAP_SHARED_VALIDATE|MAP_SYNC (a DAX file whose filesystem
 	 * accepted it): backend_map_fixed() maps with it. */

@@ -13,6 +13,7 @@ extern const struct backend_ops backend_hugetlb_1g;
 extern const struct backend_ops backend_mshare;
 extern const struct backend_ops backend_mshare_anon;
 extern const struct backend_ops backend_mshare2025;
+extern const struct backend_ops backend_mshare2025_file;
 extern const struct backend_ops backend_dummy;
 
 const struct backend_ops *const backend_table[] = {
@@ -25,6 +26,7 @@ const struct backend_ops *const backend_table[] = {
 	&backend_mshare,
 	&backend_mshare_anon,
 	&backend_mshare2025,
+	&backend_mshare2025_file,
 #ifdef MSHARE_BENCH_TEST_BACKEND
 	&backend_dummy, /* tests/harness/backend_dummy.c, in the test build only */
 #endif

@@ -355,6 +355,7 @@ void record_json(struct json_writer *w, const struct run_state *rs, const struct
 	json_key_bool(w, "dax", reg->dax);
 	json_key_string(w, "backing", reg->backing);
 	json_key_string(w, "fs_type", reg->fs_type);
+	json_key_string(w, "design", reg->design);
 	json_key_bool(w, "map_sync", reg->map_sync);
 	json_key_string(w, "persist", persist_mode_name(reg->persist));
 	json_key_string(w, "persist_why", reg->persist_why);

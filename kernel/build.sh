@@ -35,6 +35,11 @@
 #   mshare-2025-debug  the same with config/debug.config and config/mshare-2025-debug.config
 #                on top -> build/kernel-2025-debug
 #   (make kernel FLAVOUR=mshare-2025-debug or make kernel-2025-debug)
+#   The series' version is v3 (2025-08-20); `uname -v` names it ("-2025v3-").
+#   mshare-2025-v2  the v2 port (patches-2025-v2/, which made the Dec 3
+#                reference results) -> build/kernel-2025-v2; it shares the
+#                mshare-2025 tree and lock (switching rebuilds only what differs)
+#   (make kernel FLAVOUR=mshare-2025-v2)
 # The cache key of the normal and debug flavours hashes this script without the
 # lines between the mshare-2025 markers, so adding this flavour changed neither.
 # <<< mshare-2025
@@ -73,6 +78,12 @@ mshare-2025)
 	FRAGMENTS=("$KERNEL_DIR/config/mshare-2025.config")
 	TARBALL=/usr/src/linux-source-6.12.tar.xz SRC_PKG=linux-source-6.12 TOPDIR=linux-source-6.12
 	PATCHES=$KERNEL_DIR/patches-2025 SERIES=$KERNEL_DIR/patches-2025/series
+	TREE_BASE=$CACHE/tree-2025 LOCK=$CACHE/lock-2025 STAGE=$CACHE/stage-2025 tag=-2025v3 ;;
+mshare-2025-v2)
+	OUT=$REPO/build/kernel-2025-v2
+	FRAGMENTS=("$KERNEL_DIR/config/mshare-2025.config")
+	TARBALL=/usr/src/linux-source-6.12.tar.xz SRC_PKG=linux-source-6.12 TOPDIR=linux-source-6.12
+	PATCHES=$KERNEL_DIR/patches-2025-v2 SERIES=$KERNEL_DIR/patches-2025-v2/series
 	TREE_BASE=$CACHE/tree-2025 LOCK=$CACHE/lock-2025 STAGE=$CACHE/stage-2025 tag=-2025 ;;
 mshare-2025-debug)
 	# the 2025 series under the debug options of config/debug.config (KASAN,
@@ -82,7 +93,7 @@ mshare-2025-debug)
 		"$KERNEL_DIR/config/mshare-2025-debug.config")
 	TARBALL=/usr/src/linux-source-6.12.tar.xz SRC_PKG=linux-source-6.12 TOPDIR=linux-source-6.12
 	PATCHES=$KERNEL_DIR/patches-2025 SERIES=$KERNEL_DIR/patches-2025/series
-	TREE_BASE=$CACHE/tree-2025-debug LOCK=$CACHE/lock-2025-debug STAGE=$CACHE/stage-2025-debug tag=-2025-debug ;;
+	TREE_BASE=$CACHE/tree-2025-debug LOCK=$CACHE/lock-2025-debug STAGE=$CACHE/stage-2025-debug tag=-2025v3-debug ;;
 # <<< mshare-2025
 normal)
 	flavour=normal

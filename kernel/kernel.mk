@@ -4,9 +4,11 @@
 #                        PAGE_TABLE_CHECK, hung tasks); leaves build/kernel-debug/bzImage
 #                        (FLAVOUR=debug and `make kernel-debug` do the same)
 #   make kernel FLAVOUR=mshare-2025 (or make kernel-2025)
-#                        opt-in: the 2025 mshare series on linux-source-6.12
+#                        opt-in: the 2025 mshare series, v3, on linux-source-6.12
 #                        (kernel/patches-2025, config/mshare-2025.config);
 #                        leaves build/kernel-2025/bzImage; not built by make test
+#   make kernel-2025-v2  the v2 port (kernel/patches-2025-v2) that made the
+#                        Dec 3 mshare-2025 records; build/kernel-2025-v2/bzImage
 #   make kernel FLAVOUR=mshare-2025-debug (or make kernel-2025-debug)
 #                        the same under config/debug.config (KASAN, lockdep, ...);
 #                        leaves build/kernel-2025-debug/bzImage; not built by make test
@@ -15,7 +17,7 @@
 # They run kernel/build.sh through kernel/quiet-build.sh: a line per step,
 # the whole output in build/logs/kernel-FLAVOUR.log, a labelled image line.
 KERNEL_FLAVOUR := $(if $(filter 1 yes y,$(DEBUG)),debug,$(if $(FLAVOUR),$(FLAVOUR),normal))
-.PHONY: kernel kernel-debug kernel-2025 kernel-2025-debug kernel-clean
+.PHONY: kernel kernel-debug kernel-2025 kernel-2025-v2 kernel-2025-debug kernel-clean
 kernel:
 	@MSHARE_KERNEL_FLAVOUR=$(KERNEL_FLAVOUR) kernel/quiet-build.sh
 
@@ -25,6 +27,10 @@ kernel-debug:
 kernel-2025:
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025 kernel/quiet-build.sh
 
+# The v2 port (patches-2025-v2/) that made the Dec 3 mshare-2025 records.
+kernel-2025-v2:
+	@MSHARE_KERNEL_FLAVOUR=mshare-2025-v2 kernel/build.sh
+
 kernel-2025-debug:
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025-debug kernel/quiet-build.sh
 
@@ -32,4 +38,5 @@ kernel-clean:
 	@kernel/build.sh --clean
 	@kernel/build.sh --debug --clean
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025 kernel/build.sh --clean
+	@MSHARE_KERNEL_FLAVOUR=mshare-2025-v2 kernel/build.sh --clean
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025-debug kernel/build.sh --clean

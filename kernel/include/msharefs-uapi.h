@@ -15,7 +15,12 @@
  *   everyone: mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, fd, 0) with addr
  *             a multiple of the alignment (or 0: the kernel picks one).
  *   removal:  unlink(); the region goes with the last mapping and descriptor.
- * Anonymous shared memory is the only object a region can hold.
+ * Objects a region can hold: anonymous shared memory (above) and, since the
+ * series' v3 (2025-08-20; patches-2025/0006), a regular file (.flags =
+ * MAP_SHARED | MAP_FIXED, .fd = the file opened for reading, and writing
+ * for PROT_WRITE, .offset = byte offset in it) or anonymous hugetlb memory
+ * (MAP_ANONYMOUS | MAP_HUGETLB).  Since v3 the creator owns the region:
+ * its exit unmaps the region's objects (patches-2025/0007).
  *
  * Detection: MSHAREFS_INFO exists and holds the alignment as a decimal
  * number; /proc/sys/vm/mshare_size (the 2022 series) does not exist.

@@ -162,7 +162,10 @@ TEST(mmap_rules)
 	ASSERT_SYS(unlink(path));
 }
 
-TEST(create_mapping_accepts_only_anonymous_shared_memory)
+/* MSHAREFS_CREATE_MAPPING's rules. Since v3 a file may be mapped too (the
+ * file cases are in test-msharefs-file.c); a file descriptor with
+ * MAP_ANONYMOUS, or a non-zero offset into anonymous memory, is EINVAL. */
+TEST(create_mapping_rules)
 {
 	char path[128];
 	int fd, mfd;
@@ -176,14 +179,19 @@ TEST(create_mapping_accepts_only_anonymous_shared_memory)
 	ASSERT_SYS(ftruncate(fd, (off_t)align));
 	struct mshare_create mc = {
 		.region_offset = 0, .size = PAGE, .prot = PROT_READ | PROT_WRITE,
-		.flags = MAP_SHARED | MAP_FIXED, .fd = (__u32)-1,
+		.flags = MAP_SHARED | MAP_FIXED | MAP_ANONYMOUS, .fd = (__u32)-1,
 	};
 	mfd = memfd_create("kt", 0);
 	ASSERT_SYS(mfd);
 	ASSERT_SYS(ftruncate(mfd, (off_t)PAGE));
 	mc.fd = (__u32)mfd;
-	EXPECT_ERRNO(ioctl(fd, MSHAREFS_CREATE_MAPPING, &mc), EINVAL);	/* a file */
+	EXPECT_ERRNO(ioctl(fd, MSHAREFS_CREATE_MAPPING, &mc), EINVAL);	/* fd with MAP_ANONYMOUS */
 	mc.fd = (__u32)-1;
+	mc.offset = PAGE;
+	EXPECT_ERRNO(ioctl(fd, MSHAREFS_CREATE_MAPPING, &mc), EINVAL);	/* offset into anonymous memory */
+	mc.offset = 0;
+	mc.flags = MAP_SHARED | MAP_FIXED;				/* a file: fd -1 */
+	EXPECT_ERRNO(ioctl(fd, MSHAREFS_CREATE_MAPPING, &mc), EBADF);
 	mc.flags = MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS;
 	EXPECT_ERRNO(ioctl(fd, MSHAREFS_CREATE_MAPPING, &mc), EINVAL);
 	mc.flags = MAP_SHARED | MAP_ANONYMOUS;				/* not MAP_FIXED */
@@ -194,6 +202,14 @@ TEST(create_mapping_accepts_only_anonymous_shared_memory)
 	ASSERT_SYS(map_anon(fd, 0, 2 * PAGE, PROT_READ | PROT_WRITE));
 	EXPECT_ERRNO(map_anon(fd, PAGE, PAGE, PROT_READ), EEXIST);	/* overlaps */
 	ASSERT_SYS(map_anon(fd, 2 * PAGE, PAGE, PROT_READ));
+	/* A region is not an object of a region. */
+	mc.flags = MAP_SHARED | MAP_FIXED;
+	mc.region_offset = 4 * PAGE;
+	mc.fd = (__u32)fd;
+	EXPECT_ERRNO(ioctl(fd, MSHAREFS_CREATE_MAPPING, &mc), EINVAL);
+	/* The memfd, since v3. */
+	mc.fd = (__u32)mfd;
+	EXPECT_EQ(ioctl(fd, MSHAREFS_CREATE_MAPPING, &mc), 0);
 	EXPECT_ERRNO(ioctl(fd, 0x7800ff, &mc), ENOTTY);
 	close(mfd);
 	close(fd);
@@ -450,6 +466,59 @@ TEST(fork_child_and_exit_keep_the_region)
 	EXPECT_EQ(p[PAGE], 3);
 	ASSERT_SYS(munmap(p, align));
 	EXPECT_ERRNO(open(path, O_RDWR), ENOENT);
+}
+
+/* Series v3 patch 17: the creator owns the region; when it exits the
+ * region's objects are unmapped (an access through another process's
+ * mapping is SIGSEGV) and nothing can be mapped in it or of it any more. */
+TEST(owner_exit_unmaps_the_region)
+{
+	char path[128];
+	int topar[2], tokid[2], st, fd;
+	char c;
+
+	NEED_MSHAREFS();
+	ASSERT_SYS(pipe(topar));
+	ASSERT_SYS(pipe(tokid));
+	region_path(path, sizeof(path), "owner");
+	pid_t owner = fork();
+	if (owner == 0) {
+		int rfd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+
+		if (rfd < 0 || ftruncate(rfd, (off_t)align) != 0 ||
+		    map_anon(rfd, 0, DATA, PROT_READ | PROT_WRITE) != 0)
+			_exit(11);
+		if (write(topar[1], "c", 1) != 1 || read(tokid[0], &c, 1) != 1)
+			_exit(12);
+		_exit(0);	/* the owner exits, its descriptor with it */
+	}
+	ASSERT_GT(owner, 0);
+	ASSERT_EQ(read(topar[0], &c, 1), 1);
+	fd = open(path, O_RDWR);
+	ASSERT_SYS(fd);
+	char *p = map_region(fd, PROT_READ | PROT_WRITE);
+	ASSERT_TRUE(p != NULL);
+	p[PAGE] = 7;
+	EXPECT_EQ(p[PAGE], 7);
+	ASSERT_EQ(write(tokid[1], "x", 1), 1);
+	ASSERT_EQ(waitpid(owner, &st, 0), owner);
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(WEXITSTATUS(st), 0);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(p[PAGE] == 7 ? 1 : 2);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	mt_log_status("reader after the owner exited", st);
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+	EXPECT_TRUE(mmap(NULL, align, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED && errno == EINVAL);
+	EXPECT_ERRNO(map_anon(fd, 0, PAGE, PROT_READ), EINVAL);
+	ASSERT_SYS(munmap(p, align));
+	close(fd);
+	ASSERT_SYS(unlink(path));
+	close(topar[0]);
+	close(topar[1]);
+	close(tokid[0]);
+	close(tokid[1]);
 }
 
 /* The series' memory selftest: a region has no transparent huge pages. */
