@@ -47,37 +47,11 @@ static int file_open(struct region *r, struct fd_backing *b, char *err, size_t e
 			snprintf(r->backing, sizeof(r->backing), "%s (unnamed O_TMPFILE)", r->path);
 			return 0;
 		}
-		snprintf(b->unlink_path, sizeof(b->unlink_path), "%s/mshare-bench.XXXXXX", r->path);
-		b->fd = mkstemp(b->unlink_path);
-		if (b->fd < 0) {
-			snprintf(err, err_len, "cannot create a file in --path %s: %s", r->path, strerror(errno));
-			b->unlink_path[0] = '\0';
-			return -1;
-		}
-		snprintf(r->backing, sizeof(r->backing), "%s", b->unlink_path);
-		return 0;
 	}
-	if (stat(r->path, &st) == 0) {
-		if (!S_ISREG(st.st_mode)) {
-			snprintf(err, err_len, "--path %s is neither a regular file nor a directory", r->path);
-			return -1;
-		}
-		if ((uint64_t)st.st_size < r->size) {
-			snprintf(err, err_len, "--path %s is %lld bytes, smaller than --size %zu", r->path,
-				 (long long)st.st_size, r->size);
-			return -1;
-		}
-		b->fd = open(r->path, r->read_only ? O_RDONLY : O_RDWR);
-	} else {
-		b->fd = open(r->path, O_RDWR | O_CREAT | O_EXCL, 0600);
-		if (b->fd >= 0)
-			snprintf(b->unlink_path, sizeof(b->unlink_path), "%s", r->path);
-	}
-	if (b->fd < 0) {
-		snprintf(err, err_len, "cannot open --path %s: %s", r->path, strerror(errno));
+	b->fd = backend_open_path(r, "mshare-bench", b->unlink_path, sizeof(b->unlink_path), err, err_len);
+	if (b->fd < 0)
 		return -1;
-	}
-	snprintf(r->backing, sizeof(r->backing), "%s", r->path);
+	snprintf(r->backing, sizeof(r->backing), "%s", b->unlink_path[0] ? b->unlink_path : r->path);
 	return 0;
 }
 

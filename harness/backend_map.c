@@ -290,3 +290,40 @@ struct fd_backing *fd_backing_new(struct region *r, char *err, size_t err_len)
 	r->backend_private = b;
 	return b;
 }
+
+int backend_open_path(struct region *r, const char *prefix, char *unlink_path, size_t len, char *err,
+		      size_t err_len)
+{
+	struct stat st;
+	int fd;
+
+	unlink_path[0] = '\0';
+	if (stat(r->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(unlink_path, len, "%s/%s.XXXXXX", r->path, prefix);
+		fd = mkostemp(unlink_path, O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(err, err_len, "cannot create a file in --path %s: %s", r->path, strerror(errno));
+			unlink_path[0] = '\0';
+		}
+		return fd;
+	}
+	if (stat(r->path, &st) == 0) {
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(err, err_len, "--path %s is neither a regular file nor a directory", r->path);
+			return -1;
+		}
+		if ((uint64_t)st.st_size < r->size) {
+			snprintf(err, err_len, "--path %s is %lld bytes, smaller than --size %zu", r->path,
+				 (long long)st.st_size, r->size);
+			return -1;
+		}
+		fd = open(r->path, (r->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	} else {
+		fd = open(r->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			snprintf(unlink_path, len, "%s", r->path);
+	}
+	if (fd < 0)
+		snprintf(err, err_len, "cannot open --path %s: %s", r->path, strerror(errno));
+	return fd;
+}

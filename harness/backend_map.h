@@ -65,6 +65,15 @@ int backend_devdax_open(struct region *r, char *err, size_t err_len);
  * attach opens the backing again (through /proc/self/fd: the backing may
  * have no name) and maps it, as a process that connects opens and maps the
  * shared file; detach unmaps it and closes that descriptor. */
+/* The data file at r->path of a file-backed region: in a directory, a new
+ * file DIR/PREFIX.XXXXXX (mkstemp); an existing regular file as it is (at
+ * least --size bytes; read-only with r->read_only); a missing path created
+ * (O_EXCL, 0600). unlink_path (len bytes) gets the path of a file this call
+ * created, to be removed at teardown, or "". Returns the descriptor
+ * (O_CLOEXEC), or -1 with err naming --path. */
+int backend_open_path(struct region *r, const char *prefix, char *unlink_path, size_t len, char *err,
+		      size_t err_len);
+
 int backend_fd_attach(struct region *r, char *err, size_t err_len);
 int backend_fd_detach(struct region *r, char *err, size_t err_len);
 void backend_fd_teardown(struct region *r);

@@ -207,41 +207,9 @@ static char m25_data_unlink[256];
 /* Open or create the data file at r->path (see the top of the file). */
 static int m25_open_data(struct region *r, bool *created, char *err, size_t err_len)
 {
-	struct stat st;
-	int fd;
+	int fd = backend_open_path(r, "mshare-bench-data", m25_data_unlink, sizeof(m25_data_unlink), err, err_len);
 
-	*created = false;
-	if (stat(r->path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(m25_data_unlink, sizeof(m25_data_unlink), "%s/mshare-bench-data.XXXXXX", r->path);
-		fd = mkstemp(m25_data_unlink);
-		if (fd < 0) {
-			snprintf(err, err_len, "cannot create a file in --path %s: %s", r->path, strerror(errno));
-			m25_data_unlink[0] = '\0';
-			return -1;
-		}
-		*created = true;
-		return fd;
-	}
-	if (stat(r->path, &st) == 0) {
-		if (!S_ISREG(st.st_mode)) {
-			snprintf(err, err_len, "--path %s is neither a regular file nor a directory", r->path);
-			return -1;
-		}
-		if ((uint64_t)st.st_size < r->size) {
-			snprintf(err, err_len, "--path %s is %lld bytes, smaller than --size %zu", r->path,
-				 (long long)st.st_size, r->size);
-			return -1;
-		}
-		fd = open(r->path, (r->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
-	} else {
-		fd = open(r->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0) {
-			snprintf(m25_data_unlink, sizeof(m25_data_unlink), "%s", r->path);
-			*created = true;
-		}
-	}
-	if (fd < 0)
-		snprintf(err, err_len, "cannot open --path %s: %s", r->path, strerror(errno));
+	*created = fd >= 0 && m25_data_unlink[0];
 	return fd;
 }
 
@@ -308,7 +276,8 @@ static int m25_file_setup(struct region *r, char *err, size_t err_len)
 	close(dfd);
 	fcntl(b->fd, F_SETFD, 0);
 	r->backend_page_bytes = 4096;
-	snprintf(r->backing, sizeof(r->backing), "%s (file on %s, %s) in msharefs region %s of %lu bytes",
+	/* Cut short where it must be (the file's path first, 100 bytes at most). */
+	snprintf(r->backing, sizeof(r->backing), "%.100s (file on %.16s, %s) in msharefs region %.40s of %lu bytes",
 		 created && m25_data_unlink[0] ? m25_data_unlink : r->path, fs, r->dax ? "DAX" : "not DAX", path,
 		 bytes);
 	snprintf(r->fs_type, sizeof(r->fs_type), "%s", fs);
