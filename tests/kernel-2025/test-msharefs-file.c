@@ -31,25 +31,13 @@
 
 #include "mshare-test.h"
 #include "msharefs-uapi.h"
+#include "msharefs-test.h"
 
 #define PAGE	4096UL
 #define DATA	(16UL << 20)	/* the file, mapped at region offset 0 */
 #define PMEM_DIR "/mnt/pmem"
 
 enum fs_kind { FS_TMPFS, FS_EXT4_DAX, FS_EXT4 };
-
-static unsigned long read_align(void)
-{
-	char buf[64] = "";
-	int fd = open(MSHAREFS_INFO, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? strtoul(buf, NULL, 10) : 0;
-}
 
 /* Device and options of the mount on dir, from /proc/mounts; 0 if found. */
 static int mount_of(const char *dir, char *dev, size_t dev_len, char *type, size_t type_len,

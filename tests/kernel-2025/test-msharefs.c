@@ -23,24 +23,12 @@
 
 #include "mshare-test.h"
 #include "msharefs-uapi.h"
+#include "msharefs-test.h"
 
 #define PAGE	4096UL
 #define DATA	(64UL << 20)	/* object mapped in the test regions */
 
 static unsigned long align;
-
-static unsigned long read_align(void)
-{
-	char buf[64] = "";
-	int fd = open(MSHAREFS_INFO, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? strtoul(buf, NULL, 10) : 0;
-}
 
 #define NEED_MSHAREFS() do { \
 	align = read_align(); \
