@@ -171,7 +171,10 @@ expect "quiet-build: a failed build: its status (1, got $rc), the error, the log
 
 # --- the test recipe's cached-tier check (Makefile, cached_tier) -----------
 tier() { # tier MODE: the check of the mshare-2025 tier in the copy, FAKE_KERNEL=MODE
-	(cd "$tree" && FAKE_KERNEL=$1 make --no-print-directory -f "$ROOT/Makefile" \
+	# Without the variables an outer make test may have set (it exports
+	# MSHARE_2025_TESTS=1 when the cache holds that kernel).
+	(cd "$tree" && FAKE_KERNEL=$1 env -u MSHARE_2025_TESTS -u MSHARE_2025_DEBUG_TESTS -u MSHARE_SKIP_GUEST \
+		make --no-print-directory -f "$ROOT/Makefile" \
 		--eval 'tier-probe: ; @$(call cached_tier,mshare-2025,MSHARE_2025_TESTS,test-2025) echo "tier runs: $${MSHARE_2025_TESTS:-no}"' \
 		tier-probe) >"$WORK/oe" 2>&1
 	rc=$?
