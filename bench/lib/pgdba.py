@@ -82,6 +82,25 @@ def vmpte_split(pid_json, backend_pids):
             "touched_spans_2m_mean": round(sum(r["touched_spans_2m"] for r in rows) / len(rows), 1)}
 
 
+MSHARE_SEGMENT = ("0 by construction: mshare keeps the region's page tables in the mshare region's own mm, "
+                  "outside every backend's VmPTE (plan --pid lists no mshare consumer: they map the region "
+                  "through mshare(), not as the postmaster's mapping), so VmPTE is all the backend's own")
+
+
+def vmpte_split_mshare(vmpte_sum_bytes, backends, vmin_bytes, vmax_bytes):
+    """The split for an mshare mode, from the backends' VmPTE (MEASURED in
+    the snapshot of their /proc/PID/status): the segment's part is 0."""
+    if vmpte_sum_bytes is None or not backends:
+        return None
+    mean = round(vmpte_sum_bytes / backends, 1)
+    vm = {"count": backends, "mean": mean, "min": vmin_bytes, "max": vmax_bytes, "sum": vmpte_sum_bytes}
+    return {"backends": backends, "backends_missing": 0, "segment": None, "source": "the window's /proc/PID/status snapshot",
+            "vmpte_bytes": dict(vm, kind="measured"),
+            "segment_bytes": {"count": backends, "mean": 0, "min": 0, "max": 0, "sum": 0, "kind": MSHARE_SEGMENT},
+            "own_bytes": dict(vm, kind="measured VmPTE (the segment's part is 0)"),
+            "touched_spans_2m_mean": None}
+
+
 def backend_pids_from(pass_rows):
     return [pid for pid, *_ in pass_rows]
 
