@@ -77,6 +77,12 @@ t.ok(split["vmpte_bytes"]["kind"] == "measured" and "modelled" in split["segment
 others = [p for p in procs if p not in pids]
 t.ok(others and pgdba.vmpte_split(pj, others[:1])["backends"] == 1,
      "processes other than the given backends are not counted", others)
+ms = pgdba.vmpte_split_mshare(split["vmpte_bytes"]["sum"], split["backends"], split["vmpte_bytes"]["min"],
+                              split["vmpte_bytes"]["max"])
+t.ok(ms["own_bytes"]["sum"] == split["vmpte_bytes"]["sum"] and ms["segment_bytes"]["sum"] == 0
+     and "by construction" in ms["segment_bytes"]["kind"] and ms["vmpte_bytes"]["kind"] == "measured",
+     "mshare: all of VmPTE is the backend's own, the segment's 0 said to be by construction", ms)
+t.ok(pgdba.vmpte_split_mshare(None, 4, 0, 0) is None, "mshare: no VmPTE read, no split")
 t.ok(pgdba.instructions_per_tx("guest-tcg-ns", 10.0, 1000) is None
      and pgdba.instructions_per_tx("guest-instructions", 2.0, 1000) == 2e6,
      "instructions per transaction only under the instruction clock (ns = instructions)")
