@@ -2,7 +2,17 @@
 # In-guest runner of bench/pg-sweep (one VM boot for every point; with
 # --host, bench/pg-sweep runs it on the host instead, modes 4k and
 # hugetlb-2m only):
-#   pg-bench.sh OUTDIR SHARED_BUFFERS SCALE DURATION_S MODES CONNECTIONS
+#   pg-bench.sh OUTDIR SHARED_BUFFERS SCALE DURATION_S MODES CONNECTIONS [WORKLOAD]
+# WORKLOAD: select (default, pgbench -S) or dba (issue 27): init also fills
+# an unlogged table `big` of one 8 KiB block per row, 7/8 of SHARED_BUFFERS,
+# prewarmed with the pgbench relations; every pgbench client's first
+# transaction is one full pass over it (dba_pass(): sum of a column at the
+# end of each block, so both 4 KiB halves of every block are read), which
+# writes the backend's minor faults before/after the pass (its own
+# /proc/self/stat) to PGRUN/pass/PID; then pgbench -S transactions. The
+# window (faults, TPS, latency) starts when all N passes are done, after
+# `mshare-bench plan --pid` has read every backend's VmPTE and pagemap
+# (MODE-cN.pid.json).
 # MODES and CONNECTIONS are comma-separated (4k, hugetlb-2m, mshare-dax,
 # mshare-shmem; 10,100,...). One cluster on the DAX mount, `pgbench -i -s
 # SCALE` once; then per N, per mode (N outermost): start the server,
@@ -27,8 +37,9 @@
 # bench/pg-sweep reports it as not measured.
 # Progress on the console: "pg-bench: ..." lines.
 . "$(dirname "$0")/pg-common.sh"
-out=$1 sb=$2 scale=$3 dur=$4 modes=$5 conns=$6
-[ -n "$conns" ] || { echo "usage: pg-bench.sh OUTDIR SHARED_BUFFERS SCALE DURATION_S MODES CONNECTIONS" >&2; exit 2; }
+out=$1 sb=$2 scale=$3 dur=$4 modes=$5 conns=$6 workload=${7:-select}
+[ -n "$conns" ] || { echo "usage: pg-bench.sh OUTDIR SHARED_BUFFERS SCALE DURATION_S MODES CONNECTIONS [select|dba]" >&2; exit 2; }
+case $workload in select | dba) ;; *) echo "pg-bench.sh: workload '$workload' (select or dba)" >&2; exit 2 ;; esac
 mkdir -p "$out"
 say() { echo "pg-bench: $*"; echo "$*" >>"$out/status"; }
 maxn=0
@@ -63,7 +74,7 @@ tlb_shootdowns() { awk '$1 == "TLB:" {for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i+
 # no query: a psql round trip takes about a second under TCG).
 # `ps -e`: procps lists only this terminal's processes without it (busybox,
 # in the guest, lists all either way).
-backend_pids() { ps -e -o pid,ppid,args | awk -v pm="$pg_pid" '$2 == pm && $3 == "postgres:" && $4 == "postgres" && $6 == "[local]" {printf "%s ", $1}'; }
+backend_pids() { ps -e -o pid,ppid,args | awk -v pm="$pg_pid" '$2 == pm && $3 == "postgres:" && $4 == "postgres" && $5 == "postgres" && $6 == "[local]" {printf "%s ", $1}'; }
 sorted() { echo "$@" | tr ' ' '\n' | grep . | sort -n | tr '\n' ' '; }
 # The wall clock in 1/100 s (pgbench's log stamps transactions with it;
 # busybox's date has whole seconds only): /proc/uptime plus an offset found
@@ -98,6 +109,49 @@ t0=$(date +%s)
 	{ say "FAILED pgbench -i"; cat "$out/pgbench-init.log"; exit 1; }
 say "init: pgbench -i -s $scale took $(($(date +%s) - t0)) s; data $(psqlc -c "SELECT pg_size_pretty(pg_database_size('postgres'))")"
 psqlc -c "CREATE EXTENSION pg_prewarm" >/dev/null
+pass_ms_seen=0
+if [ "$workload" = dba ]; then
+	# One row per 8 KiB block: a 7000-byte pad stored inline (STORAGE
+	# PLAIN: no compression, no TOAST) and `tail` after it, near the
+	# block's end. 7/8 of shared_buffers, so it and pgbench's tables fit.
+	sbk=$(psqlc -c "SELECT setting::bigint * 8 FROM pg_settings WHERE name = 'shared_buffers'")
+	rows=$((sbk / 8 * 7 / 8))
+	say "init: table big, $rows rows of one block each (7/8 of shared_buffers $sb)"
+	t0=$(date +%s)
+	psqlc -v ON_ERROR_STOP=1 >"$out/dba-init.log" 2>&1 <<SQL || { say "FAILED dba init"; cat "$out/dba-init.log"; exit 1; }
+CREATE UNLOGGED TABLE big (pad text, tail int) WITH (fillfactor = 100, autovacuum_enabled = off);
+ALTER TABLE big ALTER COLUMN pad SET STORAGE PLAIN;
+INSERT INTO big SELECT repeat('x', 7000), g FROM generate_series(1, $rows) g;
+VACUUM (FREEZE, ANALYZE) big;
+CREATE FUNCTION dba_pass() RETURNS bigint LANGUAGE plpgsql AS \$\$
+DECLARE a text; b text; t0 timestamptz := clock_timestamp(); s bigint;
+BEGIN
+	a := pg_read_file('/proc/self/stat', 0, 4096);
+	SELECT sum(tail) INTO s FROM big;
+	b := pg_read_file('/proc/self/stat', 0, 4096);
+	EXECUTE format('COPY (SELECT %s, %s, %s, %s) TO %L', pg_backend_pid(),
+		split_part(split_part(a, ') ', 2), ' ', 8), split_part(split_part(b, ') ', 2), ' ', 8),
+		round(extract(epoch FROM clock_timestamp() - t0) * 1000), '$PGRUN/pass/' || pg_backend_pid());
+	RETURN s;
+END \$\$;
+SQL
+	say "init: big filled in $(($(date +%s) - t0)) s: $(psqlc -c "SELECT pg_size_pretty(pg_relation_size('big'))")"
+	cat >"$PGRUN/dba.sql" <<'SQL'
+\if :passed = 0
+SELECT dba_pass();
+\set passed 1
+\endif
+\set aid random(1, 100000 * :scale)
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+SQL
+	# A first pass, for the time a pass takes (4k, its faults included).
+	mkdir -p "$PGRUN/pass"; chown postgres "$PGRUN/pass"
+	psqlc -c "SELECT pg_prewarm('big')" >/dev/null
+	psqlc -c "SELECT dba_pass()" >/dev/null
+	pass_ms_seen=$(awk -F'\t' '{print $4}' "$PGRUN"/pass/* 2>/dev/null | head -1)
+	isnum "$pass_ms_seen" || pass_ms_seen=0
+	say "init: one pass by one backend took $pass_ms_seen ms"
+fi
 pg_stop
 running_server=""
 
@@ -127,13 +181,15 @@ for n in $(echo "$conns" | tr ',' ' '); do
 		# The server has reserved its huge pages: others may count the rest.
 		pool_release_lock
 		seg=$(grep -h '^pg-mshare\[' "$pg_logfile" | head -1)
-		psqlc -c "SELECT sum(pg_prewarm(c.oid)) FROM pg_class c WHERE c.relname LIKE 'pgbench_%' AND c.relkind IN ('r', 'i')" \
+		psqlc -c "SELECT sum(pg_prewarm(c.oid)) FROM pg_class c WHERE (c.relname LIKE 'pgbench_%' OR c.relname = 'big') AND c.relkind IN ('r', 'i')" \
 			>"$out/prewarm-$mode-c$n.txt" 2>&1
 		say "$mode c=$n: started (pid $pg_pid), prewarmed $(cat "$out/prewarm-$mode-c$n.txt") blocks${seg:+; $seg}"
 		f=$out/$mode-c$n.facts
 		: >"$f"
 		fact() { echo "$1=$2" >>"$f"; }
 		fact mode "$mode"; fact connections "$n"; fact shared_buffers "$sb"; fact scale "$scale"; fact duration_s "$dur"
+		fact workload "$workload"
+		[ "$workload" = dba ] && fact big_bytes "$(psqlc -c "SELECT pg_relation_size('big')")"
 		fact segment_bytes "$(psqlc -c "SELECT setting FROM pg_settings WHERE name = 'shared_memory_size'")"
 		fact segment_line "$seg"
 		fact max_connections "$maxc"
@@ -150,11 +206,26 @@ for n in $(echo "$conns" | tr ',' ' '); do
 		conn_ms=$conn_ms_seen
 		[ "$conn_ms" -gt 0 ] || conn_ms=250
 		T=$((dur + 10 + (2 * n * conn_ms + 999) / 1000))
+		# dba: every backend's pass, one per vCPU at a time (at most 2), each
+		# as long as init's single 4k pass (faults included), times 1.5:
+		# clients whose pass is done take their share of the CPU meanwhile.
+		# (A pass timed under contention is no estimate: it is N times
+		# longer.) pgbench's -T is fixed, so what is left after the window
+		# is waited out.
+		if [ "$workload" = dba ]; then
+			cpus=$(grep -c '^processor' /proc/cpuinfo); [ "$cpus" -gt 2 ] && cpus=2
+			T=$((T + (3 * n * (pass_ms_seen > 0 ? pass_ms_seen : 30000) / cpus / 2 + 999) / 1000))
+			rm -rf "$PGRUN/pass"; mkdir -p "$PGRUN/pass"; chown postgres "$PGRUN/pass"
+			script="-f $PGRUN/dba.sql -D scale=$scale -D passed=0"
+		else
+			script="-S"
+		fi
 		fact pgbench_T_s "$T"
 		fact expected_ms_per_connection "$conn_ms"
-		say "$mode c=$n: pgbench -S -M prepared -c $n -j 2 -T $T"
+		say "$mode c=$n: pgbench $script -M prepared -c $n -j 2 -T $T"
 		ts=$(date +%s)
-		(cd "$PGRUN/pgb" && "$PGBIN/pgbench" -h "$PGRUN" -U postgres -n -S -M prepared -c "$n" -j 2 -T "$T" -l \
+		# shellcheck disable=SC2086
+		(cd "$PGRUN/pgb" && "$PGBIN/pgbench" -h "$PGRUN" -U postgres -n $script -M prepared -c "$n" -j 2 -T "$T" -l \
 			postgres >"$PGRUN/pgb/out.txt" 2>&1) &
 		bpid=$!
 		i=0
@@ -167,6 +238,30 @@ for n in $(echo "$conns" | tr ',' ' '); do
 		fact connected_after_s $((tc - ts))
 		fact backends_connected "$(echo $pids0 | wc -w)"
 		snap=$PGRUN/snap
+		if [ "$workload" = dba ]; then
+			# Wait for every backend's pass; then PageTables and plan --pid
+			# (VmPTE and the segment's pages present, per backend).
+			i=0
+			while [ "$(ls "$PGRUN/pass" | wc -l)" -lt "$n" ] && kill -0 $bpid 2>/dev/null; do
+				i=$((i + 1)); sleep 1
+				[ $((i % 60)) = 0 ] && say "$mode c=$n: $(ls "$PGRUN/pass" | wc -l) of $n passes done after $(($(date +%s) - ts)) s"
+			done
+			tp=$(date +%s)
+			fact passes_done "$(ls "$PGRUN/pass" | wc -l)"
+			fact passes_done_after_s $((tp - ts))
+			fact pagetables_after_pass_kb "$(meminfo_kb PageTables)"
+			cat "$PGRUN"/pass/* >"$out/$mode-c$n.passes" 2>/dev/null
+			urgent
+			t1=$(date +%s)
+			"${MSHARE_BENCH:-mshare-bench}" plan --pid "$pg_pid" --json >"$out/$mode-c$n.pid.json" 2>"$out/$mode-c$n.pid.err"
+			fact plan_pid_rc $?
+			calm
+			fact plan_pid_s $(($(date +%s) - t1))
+			fact pids_at_plan "$(sorted $(backend_pids))"
+			say "$mode c=$n: $(ls "$PGRUN/pass" | wc -l) passes done after $((tp - ts)) s; plan --pid took $(($(date +%s) - t1)) s"
+			# the window starts now: what is left of -T, from here
+			tc=$(date +%s)
+		fi
 		# Start of the fault window: one read of every backend's stat.
 		# shellcheck disable=SC2046,SC2086
 		urgent
@@ -228,7 +323,13 @@ for n in $(echo "$conns" | tr ',' ' '); do
 		# shellcheck disable=SC2086
 		fact transactions_in_window "$(cat "$PGRUN"/pgb/pgbench_log.* 2>/dev/null |
 			awk -v a="$w0" -v b="$w1" '{t = $5 * 100 + int($6 / 10000)} t > a && t <= b {c++} END {print c + 0}')"
-		cat "$PGRUN"/pgb/pgbench_log.* 2>/dev/null | awk '{print $3}' | sort -n >"$PGRUN/pgb/lat"
+		if [ "$workload" = dba ]; then
+			# latencies of the transactions in the window only (no pass)
+			cat "$PGRUN"/pgb/pgbench_log.* 2>/dev/null |
+				awk -v a="$w0" -v b="$w1" '{t = $5 * 100 + int($6 / 10000)} t > a && t <= b {print $3}' | sort -n >"$PGRUN/pgb/lat"
+		else
+			cat "$PGRUN"/pgb/pgbench_log.* 2>/dev/null | awk '{print $3}' | sort -n >"$PGRUN/pgb/lat"
+		fi
 		cnt=$(wc -l <"$PGRUN/pgb/lat")
 		fact latency_samples "$cnt"
 		if [ "$cnt" -gt 0 ]; then
@@ -240,7 +341,7 @@ for n in $(echo "$conns" | tr ',' ' '); do
 		# The connection rate for the next T: pgbench's initial connection
 		# time, or our own count when pgbench did not say (whole seconds).
 		ic=$(sed -n 's/^initial connection time = \([0-9]*\).*/\1/p' "$PGRUN/pgb/out.txt" | head -1)
-		isnum "$ic" || ic=$(((tc - ts) * 1000))
+		isnum "$ic" || ic=$(((${tp:-$tc} - ts) * 1000))
 		[ $((ic / n)) -gt "$conn_ms_seen" ] && conn_ms_seen=$((ic / n))
 		say "$mode c=$n: done: $(grep -h '^tps' "$PGRUN/pgb/out.txt" | head -1); snapshot of $(echo $pids | wc -w) backends, pgbench running after it: $running"
 		pg_stop

@@ -1,0 +1,121 @@
+import json
+import os
+import subprocess
+import tempfile
+
+import tap
+import pgdba
+
+t = tap.Tap()
+TOOL = os.path.join(tap.ROOT, "bench", "pg-sweep")
+PROJECT = os.path.join(tap.ROOT, "bench", "pg-dba-project")
+FIX = os.path.join(tap.ROOT, "tests", "bench", "pg-dba-fixture")
+
+
+def run(cmd, *args):
+    return subprocess.run([cmd] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+
+
+SPEC = """name = dbat
+workload = dba
+modes = 4k
+connections = 4
+shared_buffers = 64MB
+scale = 1
+duration = 5
+"""
+
+# --- spec parsing and validation ---
+r = run(TOOL, "--preset", "dba", "--dry-run")
+ids = r.stdout.split()
+t.ok(r.returncode == 0 and ids and all(i.endswith("-pgbench-dba") for i in ids),
+     "--preset dba --dry-run lists dba points", r.stdout + r.stderr)
+spec_modes = [line.split("=", 1)[1] for line in open(os.path.join(tap.ROOT, "bench", "sweeps", "postgres-dba.sweep"))
+              if line.startswith("modes")][0]
+t.ok(sorted({i.split("-c")[0][len("guest-"):] for i in ids}) == sorted(m.strip() for m in spec_modes.split(",")),
+     "the preset's points are its spec's modes", ids)
+r = run(TOOL, "postgres", "--preset", "dba")
+t.ok(r.returncode == 2 and "not both" in r.stderr, "a spec and --preset together are refused", r.stderr)
+with tempfile.TemporaryDirectory() as d:
+    bad = os.path.join(d, "bad.sweep")
+    open(bad, "w").write(SPEC.replace("workload = dba", "workload = scan"))
+    r = run(TOOL, bad, "--dry-run")
+    t.ok(r.returncode == 2 and "'scan'" in r.stderr and "bad.sweep:2" in r.stderr,
+         "an unknown workload is refused naming the value and line", r.stderr)
+    bad2 = os.path.join(d, "bad2.sweep")
+    open(bad2, "w").write(SPEC + "vm-args = --clock kvm\n")
+    r = run(TOOL, bad2, "--dry-run")
+    t.ok(r.returncode == 2 and "--clock kvm" in r.stderr, "the dba workload refuses a clock it does not run under", r.stderr)
+
+# --- passes and the VmPTE split on the recorded fixture ---
+passes_text = open(os.path.join(FIX, "pg", "4k-c4.passes")).read()
+rows = pgdba.parse_passes(passes_text)
+lines = [line.split("\t") for line in passes_text.splitlines() if line.strip()]
+t.ok(len(rows) == len(lines) and rows, "every pass line parsed", rows)
+fp = pgdba.first_pass(rows)
+want = [int(b) - int(a) for _, a, b, _ in lines]
+t.ok(fp["minflt_per_backend"]["sum"] == sum(want) and fp["minflt_per_backend"]["max"] == max(want)
+     and fp["kind"] == "measured", "first-pass faults: after minus before, per backend", fp)
+for bad, why in (("1\t5\t3\t10", "below"), ("1\tx\t3\t10", "not whole"), ("1\t2\t3", "4 tab-separated")):
+    try:
+        pgdba.parse_passes(passes_text + bad + "\n", "f")
+        t.ok(False, "a bad passes line is refused (%s)" % why)
+    except pgdba.DbaError as e:
+        t.ok(why in str(e) and "f:%d" % (len(lines) + 1) in str(e), "a bad passes line is refused naming it (%s)" % why, e)
+
+pj = json.load(open(os.path.join(FIX, "pg", "4k-c4.pid.json")))
+pids = [int(line[0]) for line in lines]
+split = pgdba.vmpte_split(pj, pids)
+procs = {p["pid"]: p for p in pj["measured"]["per_process"]}
+own = [procs[p]["vmpte_bytes"] - procs[p]["segment_model_bytes"] for p in pids]
+t.ok(split["backends"] == len(pids) and split["own_bytes"]["sum"] == sum(own),
+     "own page tables = VmPTE minus the segment's part, summed over the backends only", split)
+t.ok(split["vmpte_bytes"]["sum"] == split["segment_bytes"]["sum"] + split["own_bytes"]["sum"],
+     "the split adds up to VmPTE", split)
+t.ok(split["vmpte_bytes"]["kind"] == "measured" and "modelled" in split["segment_bytes"]["kind"],
+     "the split says which part is measured and which modelled", split)
+others = [p for p in procs if p not in pids]
+t.ok(others and pgdba.vmpte_split(pj, others[:1])["backends"] == 1,
+     "processes other than the given backends are not counted", others)
+ms = pgdba.vmpte_split_mshare(split["vmpte_bytes"]["sum"], split["backends"], split["vmpte_bytes"]["min"],
+                              split["vmpte_bytes"]["max"])
+t.ok(ms["own_bytes"]["sum"] == split["vmpte_bytes"]["sum"] and ms["segment_bytes"]["sum"] == 0
+     and "by construction" in ms["segment_bytes"]["kind"] and ms["vmpte_bytes"]["kind"] == "measured",
+     "mshare: all of VmPTE is the backend's own, the segment's 0 said to be by construction", ms)
+t.ok(pgdba.vmpte_split_mshare(None, 4, 0, 0) is None, "mshare: no VmPTE read, no split")
+t.ok(pgdba.instructions_per_tx("guest-tcg-ns", 10.0, 1000) is None
+     and pgdba.instructions_per_tx("guest-instructions", 2.0, 1000) == 2e6,
+     "instructions per transaction only under the instruction clock (ns = instructions)")
+
+# --- records from the fixture, and the projection's labels ---
+with tempfile.TemporaryDirectory() as d:
+    spec = os.path.join(d, "dbat.sweep")
+    open(spec, "w").write(SPEC)
+    r = run(TOOL, spec, "--host", "--facts", FIX, "--results", d)
+    rundir = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+    recs = [os.path.join(rundir, "records", f) for f in os.listdir(os.path.join(rundir, "records"))] if rundir else []
+    t.ok(r.returncode == 0 and len(recs) == 1, "pg-sweep --facts makes the dba record", r.stderr[-2000:])
+    rec = json.load(open(recs[0])) if recs else {}
+    res = rec.get("results", {})
+    cond = res.get("conditions", {})
+    t.ok(all(cond.get(k) is not None for k in ("shared_buffers", "scale", "connections", "mode", "kernel", "clock")),
+         "the record states its conditions", cond)
+    dba = res.get("dba") or {}
+    t.ok(dba.get("first_pass") == fp and dba.get("vmpte_split") == split, "the record holds the split and faults", dba)
+    tx, win = res.get("faults", {}).get("transactions"), res.get("faults", {}).get("window_s")
+    t.ok(res.get("workload", {}).get("ops_per_s") == tx / win, "the record's TPS is the window's", (tx, win))
+    if tap.harness_missing():
+        t.skip("the projection's labels", "build/mshare-bench missing")
+    else:
+        r = run(PROJECT, rundir, "--json")
+        out = json.loads(r.stdout) if r.returncode == 0 else {}
+        proj = out.get("projection", [])
+        labels = {p[k]["label"] for p in proj for k in ("pagetables_all", "pagetables_per_backend",
+                                                         "faults_first_pass_per_backend")}
+        t.ok(proj and labels == {"modelled"}, "every projected figure is labelled modelled", r.stderr or labels)
+        r = run(PROJECT, rundir)
+        quoted = [line for line in r.stdout.splitlines() if line.rstrip().endswith("quoted")]
+        t.ok(len(quoted) == len(pgdba.WARTAK["figures"]), "every published figure is printed as quoted", r.stdout)
+        r = run(PROJECT, d)
+        t.ok(r.returncode == 2 and d in r.stderr, "a directory without records is refused naming it", r.stderr)
+t.done()
