@@ -467,7 +467,15 @@ static bool is_main_segment(void *addr, size_t len, int prot, int flags, int fd,
 	       (extra == 0 || (extra & ~(MAP_HUGETLB | (0x3f << MAP_HUGE_SHIFT))) == 0);
 }
 
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+/* The interposers. Each has a C name of its own and is exported under the
+ * libc name it stands in front of (the asm label), so LD_PRELOAD puts it
+ * ahead of libc's while no reader, and no tool, takes this file for the
+ * definition of mmap(2) that the rest of the tree calls. */
+void *pg_mshare_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) __asm__("mmap");
+int pg_mshare_munmap(void *addr, size_t len) __asm__("munmap");
+int pg_mshare_shmget(key_t key, size_t size, int shmflg) __asm__("shmget");
+
+void *pg_mshare_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	if (is_main_segment(addr, len, prot, flags, fd, off)) {
 		if (flags & MAP_HUGETLB) {
@@ -481,7 +489,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	return real_mmap(addr, len, prot, flags, fd, off);
 }
 
-int munmap(void *addr, size_t len)
+int pg_mshare_munmap(void *addr, size_t len)
 {
 	uintptr_t a = (uintptr_t)addr;
 
@@ -500,7 +508,7 @@ int munmap(void *addr, size_t len)
 	return real_munmap(addr, len);
 }
 
-int shmget(key_t key, size_t size, int shmflg)
+int pg_mshare_shmget(key_t key, size_t size, int shmflg)
 {
 	if (st.active && !st.child && size >= st.min_size) {
 		say("FATAL: refusing shmget of %zu bytes: shared_memory_type=sysv puts the main shared memory where mshare cannot share it; use shared_memory_type=mmap (the default)",
