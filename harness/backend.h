@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "persist_mode.h"
 #include "pmem_ns.h"
@@ -67,8 +68,32 @@ struct region {
 	 * knows it (devdax): the record's environment.pmem. */
 	struct pmem_namespace pmem;
 
-	void *backend_private;     /* backend state kept between calls */
+	/* Backend state kept between calls: backend_private points into
+	 * backend_state (backend_state_new), not at the heap. A worker writes
+	 * this struct anyway (attach sets base), so the state it updates at
+	 * attach costs it no page of its own; a heap block would be copied on
+	 * its first write. NULL when the backend has no state. */
+	void *backend_private;
+	union {
+		max_align_t align;
+		unsigned char bytes[512];
+	} backend_state;
 };
+
+/* Zeroed state of `bytes` for r's backend, in r->backend_state, set as
+ * r->backend_private (a backend's state type must fit: check it with
+ * BACKEND_STATE_FITS). */
+static inline void *backend_state_new(struct region *r, size_t bytes)
+{
+	if (bytes > sizeof(r->backend_state.bytes))
+		abort(); /* a backend forgot BACKEND_STATE_FITS */
+	for (size_t i = 0; i < sizeof(r->backend_state.bytes); i++)
+		r->backend_state.bytes[i] = 0;
+	r->backend_private = r->backend_state.bytes;
+	return r->backend_private;
+}
+#define BACKEND_STATE_FITS(type) \
+	_Static_assert(sizeof(type) <= sizeof(((struct region *)0)->backend_state), #type " fits backend_state")
 
 /* Where the region's data lives, hence what faulting it in costs the host
  * (the memory pre-flight counts it from this). */

@@ -273,18 +273,17 @@ void backend_fd_teardown(struct region *r)
 		close(b->attach_fd);
 	if (b->unlink_path[0])
 		unlink(b->unlink_path);
-	free(b);
 	r->backend_private = NULL;
 }
 
+BACKEND_STATE_FITS(struct fd_backing);
+
 struct fd_backing *fd_backing_new(struct region *r, char *err, size_t err_len)
 {
-	struct fd_backing *b = calloc(1, sizeof(*b));
+	struct fd_backing *b = backend_state_new(r, sizeof(*b));
 
-	if (!b) {
-		snprintf(err, err_len, "out of memory");
-		return NULL;
-	}
+	(void)err;
+	(void)err_len;
 	b->fd = -1;
 	b->attach_fd = -1;
 	r->backend_private = b;

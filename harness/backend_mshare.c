@@ -53,6 +53,8 @@ struct mshare_state {
 	unsigned long unit;  /* /proc/sys/vm/mshare_size */
 };
 
+BACKEND_STATE_FITS(struct mshare_state);
+
 static int mshare_probe_common(char *why, size_t why_len)
 {
 	unsigned long unit;
@@ -108,7 +110,7 @@ static void donor_main(struct region *r, struct mshare_state *s, int backing_fd,
 		status = -1;
 	} else if (mshare(s->name, r->addr, s->unit, O_CREAT | O_RDWR | O_EXCL, 0600) != 0) {
 		status = -1;
-		snprintf(msg, sizeof(msg), "mshare(%s, 0x%lx, %lu, O_CREAT|O_RDWR|O_EXCL) failed: %s",
+		snprintf(msg, sizeof(msg), "mshare(%.63s, 0x%lx, %lu, O_CREAT|O_RDWR|O_EXCL) failed: %s",
 			 s->name, (unsigned long)r->addr, s->unit, strerror(errno));
 	}
 	if (write(ready_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
@@ -142,7 +144,7 @@ static int open_backing(struct region *r, struct mshare_state *s, bool anon, cha
 			 "to write back");
 		return -1; /* no descriptor: backend_map_fixed maps anonymous memory */
 	}
-	snprintf(s->file_path, sizeof(s->file_path), "%s/%s.region", dir, s->name);
+	snprintf(s->file_path, sizeof(s->file_path), "%s/%.63s.region", dir, s->name);
 	fd = open(s->file_path, O_RDWR | O_CREAT | O_EXCL, 0600);
 	if (fd < 0) {
 		snprintf(err, err_len, "cannot create the backing file in --path %s: %s", dir,
@@ -212,14 +214,10 @@ static int mshare_msync_reaches_host(struct region *r, struct mshare_state *s, c
 
 static int mshare_setup_common(struct region *r, bool anon, char *err, size_t err_len)
 {
-	struct mshare_state *s = calloc(1, sizeof(*s));
+	struct mshare_state *s = backend_state_new(r, sizeof(*s));
 	int ready[2], stop[2], fd;
 	char msg[200];
 
-	if (!s) {
-		snprintf(err, err_len, "out of memory");
-		return -1;
-	}
 	s->donor = -1;
 	s->stop_fd = -1;
 	r->backend_private = s;
@@ -375,7 +373,6 @@ static void mshare_teardown(struct region *r)
 		unlink(s->file_path);
 		s->file_path[0] = '\0';
 	}
-	free(s);
 	r->backend_private = NULL;
 }
 

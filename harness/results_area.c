@@ -1,32 +1,77 @@
-/* results_area.c - create the shared results area before forking. */
+/* results_area.c - the shared results area: created before forking, and
+ * narrowed to its own entry in each worker (results_area.h). */
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "results_area.h"
 
+#define AREA_PAGE ((size_t)4096)
+
+static size_t page_up(size_t n)
+{
+	return (n + AREA_PAGE - 1) & ~(AREA_PAGE - 1);
+}
+
 int results_area_create(struct results_area *a, unsigned workers)
 {
-	size_t page = 4096;
-	size_t ctl = (sizeof(struct results_control) + page - 1) & ~(page - 1);
-	/* The fault-cost histograms follow the control block, within the
-	 * same 2 MiB as it: a worker maps them with no page table of their own. */
-	size_t fc = (sizeof(struct fault_cost_shared) + page - 1) & ~(page - 1);
-	size_t bytes = ctl + fc + (size_t)workers * sizeof(struct worker_area);
+	size_t ctl = page_up(sizeof(struct results_control));
 
-	bytes = (bytes + page - 1) & ~(page - 1);
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	*a = (struct results_area){ .fd = -1 };
+	a->head_bytes = ctl + page_up(sizeof(struct fault_cost_shared));
+	a->table_bytes = page_up((size_t)workers * sizeof(struct worker_area));
+	a->fd = memfd_create("mshare-bench results", MFD_CLOEXEC);
+	if (a->fd < 0)
 		return -1;
-	a->base = p;
-	a->bytes = bytes;
-	a->control = p;
-	a->fault_cost = (struct fault_cost_shared *)((char *)p + ctl);
-	a->workers = (struct worker_area *)((char *)p + ctl + fc);
+	if (ftruncate(a->fd, (off_t)(a->head_bytes + a->table_bytes)) != 0)
+		goto fail;
+	/* The head first: mmap places it highest, right below the libraries. */
+	a->head = mmap(NULL, a->head_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0);
+	if (a->head == MAP_FAILED)
+		goto fail;
+	a->table = mmap(NULL, a->table_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, (off_t)a->head_bytes);
+	if (a->table == MAP_FAILED) {
+		munmap(a->head, a->head_bytes);
+		goto fail;
+	}
+	a->control = a->head;
+	a->fault_cost = (struct fault_cost_shared *)((char *)a->head + ctl);
+	a->workers = a->table;
 	return 0;
+fail:
+	close(a->fd);
+	*a = (struct results_area){ .fd = -1 };
+	return -1;
+}
+
+struct worker_area *results_area_own(struct results_area *a, unsigned index)
+{
+	size_t at = (size_t)index * sizeof(struct worker_area);
+	size_t first = at & ~(AREA_PAGE - 1);
+	size_t len = page_up(at + sizeof(struct worker_area)) - first;
+
+	/* Unmapped first, so that the hole it leaves below the head is where
+	 * mmap puts this worker's entry. */
+	munmap(a->table, a->table_bytes);
+	a->workers = NULL;
+	a->table = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, (off_t)(a->head_bytes + first));
+	close(a->fd);
+	a->fd = -1;
+	if (a->table == MAP_FAILED) {
+		a->table = NULL;
+		a->table_bytes = 0;
+		return NULL;
+	}
+	a->table_bytes = len;
+	return (struct worker_area *)((char *)a->table + (at - first));
 }
 
 void results_area_destroy(struct results_area *a)
 {
-	if (a->base)
-		munmap(a->base, a->bytes);
-	a->base = NULL;
+	if (a->head)
+		munmap(a->head, a->head_bytes);
+	if (a->table)
+		munmap(a->table, a->table_bytes);
+	if (a->fd >= 0)
+		close(a->fd);
+	*a = (struct results_area){ .fd = -1 };
 }

@@ -1,10 +1,15 @@
 /* results_area.h - the memory the parent and its workers share.
  *
- * One MAP_SHARED|MAP_ANONYMOUS mapping created before the first fork:
- * a control block of futex words, then one worker_area per worker. Each
- * worker writes only its own worker_area; the parent reads them all after
- * the run. Shared anonymous memory is shmem, so fork copies no page table
- * for it and a worker faults in only the pages of its own area.
+ * One memfd (shmem) created before the first fork, mapped twice: the head
+ * (a control block of futex words, then the run's fault-cost histograms)
+ * and then one worker_area per worker. Each worker writes only its own
+ * worker_area; the parent reads them all after the run. Fork copies no
+ * page table for shmem. A worker keeps the head where the parent mapped it
+ * (just below the shared libraries, in a 2 MiB whose page table the worker
+ * has anyway) and maps only its own worker_area from the memfd into the
+ * hole the others leave (results_area_own), next to the head: at 1,000
+ * workers the whole table is 24 MiB, and a worker that touched its entry in
+ * place would pay a page table of its own for it.
  */
 #ifndef MSHARE_BENCH_RESULTS_AREA_H
 #define MSHARE_BENCH_RESULTS_AREA_H
@@ -41,10 +46,14 @@ struct worker_figures {
 	char error[176];
 };
 
+/* Page-aligned, the figures first: the parts a worker writes (its figures,
+ * the head of its slot, the histogram buckets its touches land in) share
+ * as few pages as they can, and each of those pages is this worker's own
+ * memory (results.worker_memory counts them). */
 struct worker_area {
-	struct workload_slot slot;
 	struct worker_figures fig;
-} __attribute__((aligned(64)));
+	struct workload_slot slot;
+} __attribute__((aligned(4096)));
 
 struct results_control {
 	uint32_t ready;     /* workers that reached the start barrier */
@@ -54,14 +63,20 @@ struct results_control {
 } __attribute__((aligned(64)));
 
 struct results_area {
-	struct results_control *control;
-	struct fault_cost_shared *fault_cost; /* after the control block */
-	struct worker_area *workers;
-	size_t bytes;
-	void *base;
+	struct results_control *control;     /* the head: control block, */
+	struct fault_cost_shared *fault_cost; /* then the histograms */
+	struct worker_area *workers;          /* every worker's (parent only) */
+	void *head, *table;                   /* the two mappings of the memfd */
+	size_t head_bytes, table_bytes;
+	int fd;                               /* the memfd; -1 once a worker has its own */
 };
 
+/* In the parent, before the first fork. 0, or -1 with errno. */
 int results_area_create(struct results_area *a, unsigned workers);
+/* In worker `index`, first thing after fork: unmap the table, map this
+ * worker's own worker_area alone and return it (NULL, errno set, if that
+ * failed: the table is gone then, so the caller can only exit). */
+struct worker_area *results_area_own(struct results_area *a, unsigned index);
 void results_area_destroy(struct results_area *a);
 
 #endif

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,17 +61,10 @@ static void install_signal_handlers(void)
 
 /* --- pid -> worker index ------------------------------------------- */
 
-static int pid_table_init(struct run_state *rs)
+static void pid_table_init(struct run_state *rs, unsigned slots)
 {
-	unsigned n = 1;
-	while (n < rs->cfg.workers * 2u)
-		n <<= 1;
-	rs->pid_slots = malloc(n * sizeof(int));
-	if (!rs->pid_slots)
-		return -1;
-	memset(rs->pid_slots, 0xff, n * sizeof(int)); /* -1 = empty */
-	rs->pid_slots_mask = n - 1;
-	return 0;
+	memset(rs->pid_slots, 0xff, slots * sizeof(int)); /* -1 = empty */
+	rs->pid_slots_mask = slots - 1;
 }
 
 static void pid_table_add(struct run_state *rs, pid_t pid, unsigned index)
@@ -320,18 +314,41 @@ static void sample_private_memory(struct run_state *rs)
 	}
 }
 
+/* The parent's own per-worker tables: pids, exit statuses, VmPTE readings
+ * and the pid hash. The parent writes them while it forks, reaps and
+ * measures; on the heap, each such write after a fork would leave every
+ * worker forked before it holding its own copy of the page (copy on write),
+ * counted in that worker's memory. They live in one mapping that
+ * MADV_DONTFORK keeps out of the workers altogether (no page, no page
+ * table); mmap gives zeroed memory, as calloc did. */
 static int alloc_worker_tables(struct run_state *rs)
 {
-	unsigned n = rs->cfg.workers;
-	rs->pids = calloc(n, sizeof(pid_t));
-	rs->wait_status = calloc(n, sizeof(int));
-	rs->reaped = calloc(n, 1);
-	rs->stuck = calloc(n, 1);
-	rs->vmpte_baseline = calloc(n, sizeof(int64_t));
-	rs->vmpte_parked = calloc(n, sizeof(int64_t));
-	if (!rs->pids || !rs->wait_status || !rs->reaped || !rs->stuck || !rs->vmpte_baseline || !rs->vmpte_parked)
+	unsigned n = rs->cfg.workers, slots = 1;
+	while (slots < n * 2u)
+		slots <<= 1;
+	const size_t sizes[] = { n * sizeof(pid_t), n * sizeof(int), n, n, n * sizeof(int64_t), n * sizeof(int64_t),
+				 slots * sizeof(int) };
+	size_t off[sizeof(sizes) / sizeof(sizes[0])], total = 0;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		off[i] = total;
+		total += (sizes[i] + 15) & ~(size_t)15;
+	}
+	char *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
 		return -1;
-	return pid_table_init(rs);
+	if (madvise(p, total, MADV_DONTFORK) != 0) {
+		munmap(p, total);
+		return -1;
+	}
+	rs->pids = (pid_t *)(p + off[0]);
+	rs->wait_status = (int *)(p + off[1]);
+	rs->reaped = (uint8_t *)(p + off[2]);
+	rs->stuck = (uint8_t *)(p + off[3]);
+	rs->vmpte_baseline = (int64_t *)(p + off[4]);
+	rs->vmpte_parked = (int64_t *)(p + off[5]);
+	rs->pid_slots = (int *)(p + off[6]);
+	pid_table_init(rs, slots);
+	return 0;
 }
 
 static int fork_workers(struct run_state *rs)

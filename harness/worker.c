@@ -5,6 +5,7 @@
  * Everything it reports goes into its own worker_area of the shared
  * results area; it allocates nothing, so its private memory stays small.
  */
+#include <errno.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -101,7 +102,14 @@ static void hw_counter_start(struct workload_slot *slot)
 void worker_main(struct run_state *rs, unsigned index)
 {
 	struct results_control *ctl = rs->area.control;
-	struct worker_area *wa = &rs->area.workers[index];
+	struct worker_area *wa = results_area_own(&rs->area, index);
+	if (!wa) {
+		/* The table is unmapped: stderr and the exit status are all
+		 * that is left to say it with. */
+		fprintf(stderr, "mshare-bench: worker %u: cannot map its entry of the results area: %s\n", index,
+			strerror(errno));
+		_exit(WORKER_EXIT_ATTACH);
+	}
 	struct worker_figures *fig = &wa->fig;
 	struct region *r = &rs->region;
 	const struct run_config *cfg = &rs->cfg;
