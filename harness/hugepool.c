@@ -365,6 +365,28 @@ static int ledger_next(DIR *d, char *path, size_t len)
 	return 0;
 }
 
+/* What a ledger entry is, seen from this boot. */
+enum ledger_state {
+	LEDGER_TMP,        /* a write cut short: the entry itself is intact */
+	LEDGER_UNREADABLE,
+	LEDGER_OLD_BOOT,   /* the pool was reset by the reboot */
+	LEDGER_LIVE,       /* its run is still going */
+	LEDGER_DEAD,       /* its run died owing the pool */
+};
+
+static enum ledger_state ledger_classify(const char *path, const char *my_boot, struct entry *e)
+{
+	size_t plen = strlen(path);
+
+	if (plen > 4 && strcmp(path + plen - 4, ".tmp") == 0)
+		return LEDGER_TMP;
+	if (entry_read(path, e) != 0)
+		return LEDGER_UNREADABLE;
+	if (strcmp(e->boot, my_boot) != 0)
+		return LEDGER_OLD_BOOT;
+	return entry_alive(e) ? LEDGER_LIVE : LEDGER_DEAD;
+}
+
 /* Settle every dead run's entry. Returns the number still owing. */
 static int recover_locked(FILE *report, const char *prefix)
 {
@@ -376,25 +398,24 @@ static int recover_locked(FILE *report, const char *prefix)
 		return 0;
 	boot_id(my_boot, sizeof(my_boot));
 	while (ledger_next(d, path, sizeof(path))) {
-		size_t plen = strlen(path);
 		struct entry e;
-		if (plen > 4 && strcmp(path + plen - 4, ".tmp") == 0) {
-			unlink(path); /* a write cut short: the entry itself is intact */
-			continue;
-		}
-		if (entry_read(path, &e) != 0) {
+
+		switch (ledger_classify(path, my_boot, &e)) {
+		case LEDGER_TMP:
+		case LEDGER_OLD_BOOT:
+			unlink(path);
+			break;
+		case LEDGER_UNREADABLE:
 			note(report, prefix, "ledger entry %s is unreadable; left alone (remove it by hand once the pool "
 					     "is right)", path);
 			left++;
-			continue;
+			break;
+		case LEDGER_LIVE:
+			break;
+		case LEDGER_DEAD:
+			left += recover_entry(path, &e, report, prefix);
+			break;
 		}
-		if (strcmp(e.boot, my_boot) != 0) {
-			unlink(path); /* the pool was reset by the reboot */
-			continue;
-		}
-		if (entry_alive(&e))
-			continue;
-		left += recover_entry(path, &e, report, prefix);
 	}
 	closedir(d);
 	return left;
@@ -407,12 +428,14 @@ static int ledger_unsettled(void)
 	DIR *d = opendir(HUGEPOOL_LEDGER_DIR);
 	char my_boot[40], path[512];
 	int n = 0;
+
 	if (!d)
 		return 0;
 	boot_id(my_boot, sizeof(my_boot));
 	while (ledger_next(d, path, sizeof(path))) {
 		struct entry e;
-		n += entry_read(path, &e) != 0 || strcmp(e.boot, my_boot) != 0 || !entry_alive(&e);
+
+		n += ledger_classify(path, my_boot, &e) != LEDGER_LIVE;
 	}
 	closedir(d);
 	return n;

@@ -447,10 +447,6 @@ int run_main(int argc, char **argv)
 		fprintf(stderr, "mshare-bench run: pre-flight: %s\n", err);
 		return 1;
 	}
-	if (alloc_worker_tables(rs) != 0) {
-		fprintf(stderr, "mshare-bench run: out of memory for %u workers\n", cfg->workers);
-		return 1;
-	}
 	install_signal_handlers();
 	hugepool_set_stop_flag(&stop_signal);
 	rs->parent_pid = getpid();
@@ -506,6 +502,15 @@ int run_main(int argc, char **argv)
 	if (results_area_create(&rs->area, cfg->workers) != 0) {
 		cleanup(rs);
 		fprintf(stderr, "mshare-bench run: cannot map the shared results area: %s\n", strerror(errno));
+		return 1;
+	}
+	/* Mapped after the results area, below it: a worker keeps the area's
+	 * head, and at 10,000 workers these tables (384 KiB) mapped above it
+	 * pushed it out of the 2 MiB of the libraries, into a page table of
+	 * its own in every worker. */
+	if (alloc_worker_tables(rs) != 0) {
+		cleanup(rs);
+		fprintf(stderr, "mshare-bench run: out of memory for %u workers\n", cfg->workers);
 		return 1;
 	}
 	/* Initialised here, before the clock of the fork phase starts, so

@@ -349,21 +349,41 @@ static int peek_hole(struct mt_peer *peer)
 	return mt_finish(peer);
 }
 
-TEST_F(attack, mremap_into_shared_slot_is_einval)
+/* The set-up of the hole tests: a sharer that will peek at region + *offset
+ * (peek_peer), a one-page region of 'D' that it has read. Returns the
+ * region's page. */
+static char *region_with_peeker(struct __test_metadata *_metadata, FIXTURE_DATA(attack) *self,
+				struct mt_peer *peer, unsigned long *offset)
 {
-	unsigned long hole = 1UL << 30;
-	struct mt_peer peer;
-	char *p, *q, *r;
-	int status;
+	char *p;
 
-	ASSERT_SYS(mt_spawn_sharer(&peer, self->name, O_RDONLY, peek_peer, &hole));
+	ASSERT_SYS(mt_spawn_sharer(peer, self->name, O_RDONLY, peek_peer, offset));
 	p = map_shared_anon(self->addr, PAGE, PROT_READ | PROT_WRITE);
 	ASSERT_NE(p, MAP_FAILED);
 	p[0] = 'D';
 	create_region(_metadata, self, O_RDWR, 0600);
 	EXPECT_EQ(*(volatile char *)p, 'D');	/* the donor uses the host's tables */
-	ASSERT_EQ(mt_ask(&peer, 'g'), 'D');
+	ASSERT_EQ(mt_ask(peer, 'g'), 'D');
+	return p;
+}
 
+/* The end of the hole tests: the sharer's read of the hole kills it by SIGBUS. */
+static void expect_hole_sigbus(struct __test_metadata *_metadata, struct mt_peer *peer, const char *what)
+{
+	int status = peek_hole(peer);
+
+	if (!killed_by(status, SIGBUS))
+		mt_log_status(what, status);
+	EXPECT_TRUE(killed_by(status, SIGBUS));
+}
+
+TEST_F(attack, mremap_into_shared_slot_is_einval)
+{
+	unsigned long hole = 1UL << 30;
+	struct mt_peer peer;
+	char *q, *r;
+
+	region_with_peeker(_metadata, self, &peer, &hole);
 	q = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(q, MAP_FAILED);
 	strcpy(q, "private");
@@ -372,14 +392,9 @@ TEST_F(attack, mremap_into_shared_slot_is_einval)
 	EXPECT_TRUE(r == MAP_FAILED && errno == EINVAL);
 	if (r != MAP_FAILED)
 		TH_LOG("mremap of a private page into the shared slot succeeded");
-	else {
+	else
 		EXPECT_STREQ(q, "private");	/* left where it was */
-
-	status = peek_hole(&peer);
-	}
-	if (!killed_by(status, SIGBUS))
-		mt_log_status("sharer reading the hole", status);
-	EXPECT_TRUE(killed_by(status, SIGBUS));
+	expect_hole_sigbus(_metadata, &peer, "sharer reading the hole");
 }
 
 static sigjmp_buf segv_jmp;
@@ -398,16 +413,9 @@ TEST_F(attack, stack_growth_into_shared_slot_is_refused)
 	struct sigaction sa = { .sa_handler = on_segv }, old;
 	volatile int grew = 0;
 	struct mt_peer peer;
-	char *p, *stack;
-	int status;
+	char *stack;
 
-	ASSERT_SYS(mt_spawn_sharer(&peer, self->name, O_RDONLY, peek_peer, &last_page));
-	p = map_shared_anon(self->addr, PAGE, PROT_READ | PROT_WRITE);
-	ASSERT_NE(p, MAP_FAILED);
-	p[0] = 'D';
-	create_region(_metadata, self, O_RDWR, 0600);
-	EXPECT_EQ(*(volatile char *)p, 'D');
-	ASSERT_EQ(mt_ask(&peer, 'g'), 'D');
+	region_with_peeker(_metadata, self, &peer, &last_page);
 
 	/* A stack right above the shared slot, in the next (unshared) one. */
 	stack = mmap((void *)slot_end, stack_len, PROT_READ | PROT_WRITE,
@@ -425,10 +433,7 @@ TEST_F(attack, stack_growth_into_shared_slot_is_refused)
 	if (grew)
 		TH_LOG("the stack grew into the shared slot");
 
-	status = peek_hole(&peer);
-	if (!killed_by(status, SIGBUS))
-		mt_log_status("sharer reading below the stack", status);
-	EXPECT_TRUE(killed_by(status, SIGBUS));
+	expect_hole_sigbus(_metadata, &peer, "sharer reading below the stack");
 	munmap(stack, stack_len);
 }
 
@@ -1071,17 +1076,14 @@ static struct tlb_sync *tlb_sync_page(void)
 	return s == MAP_FAILED ? NULL : s;
 }
 
-TEST_F_TIMEOUT(attack, truncate_of_memfd_reaches_a_running_sharers_tlb, 90)
+/* The body of both truncate tests, over fd (16 pages of it; closed here):
+ * the spinning sharer sees the truncate and exits 0. */
+static void expect_truncate_reaches_tlb(struct __test_metadata *_metadata, FIXTURE_DATA(attack) *self, int fd)
 {
-	struct tlb_sync *sync;
-	int fd, status;
+	struct tlb_sync *sync = tlb_sync_page();
+	int status;
 
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		SKIP(return, "needs 2 CPUs (one spinning sharer, one truncating donor)");
-	sync = tlb_sync_page();
 	ASSERT_NE(sync, NULL);
-	fd = memfd_create("kt-tlb", 0);
-	ASSERT_SYS(fd);
 	ASSERT_SYS(ftruncate(fd, 16 * PAGE));
 	status = truncate_under_spinning_sharer(self, fd, 16, sync);
 	close(fd);
@@ -1090,16 +1092,26 @@ TEST_F_TIMEOUT(attack, truncate_of_memfd_reaches_a_running_sharers_tlb, 90)
 	munmap(sync, PAGE);
 }
 
+TEST_F_TIMEOUT(attack, truncate_of_memfd_reaches_a_running_sharers_tlb, 90)
+{
+	int fd;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs (one spinning sharer, one truncating donor)");
+	fd = memfd_create("kt-tlb", 0);
+	ASSERT_SYS(fd);
+	expect_truncate_reaches_tlb(_metadata, self, fd);
+}
+
 #ifndef STATX_ATTR_DAX
 #define STATX_ATTR_DAX 0x00200000
 #endif
 
 TEST_F_TIMEOUT(attack, truncate_of_dax_file_reaches_a_running_sharers_tlb, 90)
 {
-	struct tlb_sync *sync;
 	struct statx stx;
 	char path[128];
-	int fd, status;
+	int fd;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs 2 CPUs (one spinning sharer, one truncating donor)");
@@ -1113,14 +1125,7 @@ TEST_F_TIMEOUT(attack, truncate_of_dax_file_reaches_a_running_sharers_tlb, 90)
 		close(fd);
 		SKIP(return, "/mnt/pmem files are not DAX");
 	}
-	sync = tlb_sync_page();
-	ASSERT_NE(sync, NULL);
-	ASSERT_SYS(ftruncate(fd, 16 * PAGE));
-	status = truncate_under_spinning_sharer(self, fd, 16, sync);
-	close(fd);
-	mt_log_status("sharer", status);
-	EXPECT_EQ(exit_code(status), 0);
-	munmap(sync, PAGE);
+	expect_truncate_reaches_tlb(_metadata, self, fd);
 }
 
 /* ---- 13. the last mmput() of a sharer in another task (patch 0023) ----
