@@ -104,11 +104,12 @@ test-debug: test-build
 # The 2025 mshare series on Linux 6.12 (issue 17). `make test` runs its tier
 # when the kernel cache holds its image (copied, never built there: a cold
 # build would push a cold CI run past its time); `make test-2025` builds (or
-# copies) build/kernel-2025/bzImage, boots it and runs tests/kernel-2025/.
+# copies) build/kernel-2025/bzImage, boots it and runs tests/kernel-2025/
+# (conformance and reboot persistence; the debug tier skips, saying so).
 .PHONY: test-2025
 test-2025: test-build
 	@$(MAKE) --no-print-directory kernel-2025
-	@MSHARE_2025_TESTS=1 TEST_FILTER=kernel-2025/conformance tests/run-tests.sh
+	@MSHARE_2025_TESTS=1 TEST_FILTER=kernel-2025/ tests/run-tests.sh
 
 # The same series under KASAN, lockdep, DEBUG_VM, ... (kernel flavour
 # mshare-2025-debug; tests/kernel-2025/debug.sh). `make test` runs it when

@@ -37,6 +37,11 @@ usage: kernel/vm/run.sh [options] -- COMMAND [ARG...]
   --no-build         do not run 'make initramfs' first
   --mem SIZE         guest RAM, e.g. 2G or 3072M (default 2G)
   --pmem GIB         emulated persistent memory in whole GiB (default 4)
+  --pmem-image FILE  back the NVDIMM with FILE and keep it: created (sparse)
+                     when missing, its size must be --pmem's when present;
+                     the guest then mounts the ext4 it finds on the fsdax
+                     namespace instead of making a new one, so a file
+                     written by one boot is there for the next (a reboot)
   --cpus N           vCPUs (default 2; 1 with --clock instructions, which
                      refuses more)
   --clock MODE       how QEMU runs the guest, and so what its clock counts;
@@ -129,7 +134,7 @@ scan_logs() {
 kernel=$root/build/kernel/bzImage
 initrd=$root/build/vm/initramfs.cpio
 build=1 mem=2G pmem=4 cpus=2 align=2M pmem_mode=nvdimm hugepages=0 numa=1 pmem_node=
-devdax= devdax_gib=2
+devdax= devdax_gib=2 pmem_image=
 timeout=900 out=$root/build/vm/out keep_out=0 extra_append= stream=stdout
 clock=tcg cpus_given=
 fail_on_warning=0 check_logs= crash_grace=30
@@ -144,6 +149,7 @@ while [ $# -gt 0 ]; do
 	--no-build) build=0; shift ;;
 	--mem) need_arg "$@"; mem=$2; shift 2 ;;
 	--pmem) need_arg "$@"; pmem=$2; shift 2 ;;
+	--pmem-image) need_arg "$@"; pmem_image=$2; shift 2 ;;
 	--cpus) need_arg "$@"; cpus=$2; cpus_given=1; shift 2 ;;
 	--clock) need_arg "$@"; clock=$2; shift 2 ;;
 	--numa) need_arg "$@"; numa=$2; shift 2 ;;
@@ -221,6 +227,10 @@ if [ -n "$pmem_node" ]; then
 	[ "$pmem_mode" = nvdimm ] || die "--pmem-node $pmem_node needs the NVDIMM (not --legacy-pmem or --no-pmem)"
 fi
 pmem_node=${pmem_node:-0}
+if [ -n "$pmem_image" ]; then
+	[ "$pmem_mode" = nvdimm ] || die "--pmem-image $pmem_image needs the NVDIMM (not --legacy-pmem or --no-pmem)"
+	[ -d "$(dirname -- "$pmem_image")" ] || die "--pmem-image $pmem_image: its directory does not exist"
+fi
 [[ "$timeout" =~ ^[0-9]+$ ]] && [ "$timeout" -ge 1 ] || die "bad --timeout '$timeout' (seconds)"
 [[ "$crash_grace" =~ ^[0-9]+$ ]] || die "bad --crash-grace '$crash_grace' (seconds)"
 [[ "$hugepages" =~ ^[0-9]+$ ]] || die "bad --hugepages '$hugepages'"
@@ -343,6 +353,7 @@ VM_PMEM=$pmem_mode
 VM_ALIGN=$align
 VM_DEVDAX='${devdax_aligns[*]:-}'
 VM_HUGEPAGES=$hugepages
+VM_PMEM_KEEP=$([ -n "$pmem_image" ] && echo 1 || echo 0)
 CONF
 (cd "$work/extra" && printf 'vm-cmd\nvm.conf\n' | cpio -o -H newc -R 0:0 --quiet) >"$work/extra.cpio"
 cat "$initrd" "$work/extra.cpio" >"$work/initrd.cpio"
@@ -365,7 +376,16 @@ nvdimm)
 	# The label area comes on top of whole GiB: a region of exactly N GiB
 	# keeps the fsdax namespace aligned.
 	img=$work/pmem.img
-	truncate -s $((pmem * 1024 * 1024 * 1024 + 128 * 1024)) "$img"
+	img_bytes=$((pmem * 1024 * 1024 * 1024 + 128 * 1024))
+	if [ -n "$pmem_image" ]; then
+		img=$pmem_image
+		if [ -e "$img" ]; then
+			have=$(stat -c %s "$img") || die "--pmem-image $img: cannot stat it"
+			[ "$have" = "$img_bytes" ] ||
+				die "--pmem-image $img is $have bytes; --pmem $pmem needs $img_bytes (it was made with another --pmem)"
+		fi
+	fi
+	[ -e "$img" ] || truncate -s "$img_bytes" "$img" || die "cannot create the pmem image $img"
 	pmem_args=(-object "memory-backend-file,id=mem1,share=on,mem-path=$img,size=$((pmem * 1024 * 1024 * 1024 + 128 * 1024))"
 		-device "nvdimm,id=nvdimm1,memdev=mem1,label-size=128K")
 	# A devdax NVDIMM each: its backend aligned to 1 GiB, so that its

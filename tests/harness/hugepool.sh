@@ -19,7 +19,6 @@ avail() { echo $(($(cat "$HP/free_hugepages") - $(cat "$HP/resv_hugepages"))); }
 # Ledger entries of run PID (named PID-STARTTIME-2048kB); other runs on
 # the machine may have entries of their own at the same time.
 entries_of() { ls "$LEDGER" 2>/dev/null | grep -c "^$1-"; }
-ev() { eval "$1"; } # check "what" ev 'cond && cond'  
 
 if [ "$(id -u)" -ne 0 ] || [ ! -w "$HP/nr_hugepages" ]; then
 	skip "hugepage pool tests" "need root and a writable $HP/nr_hugepages"

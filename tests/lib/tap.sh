@@ -32,6 +32,8 @@ check() {
 	_tap_what=$1; shift
 	if "$@"; then ok "$_tap_what"; else not_ok "$_tap_what"; fi
 }
+# ev 'COND': a shell condition as one command, for check: check "what" ev '[ $a = 1 ] && ...'
+ev() { eval "$1"; }
 check_status() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2"; fi; }
 finish() { echo "1..$TAP_N"; [ "$TAP_FAILED" -eq 0 ]; exit; }
 bail() { not_ok "$*"; finish; }
