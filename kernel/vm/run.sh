@@ -230,6 +230,7 @@ pmem_node=${pmem_node:-0}
 if [ -n "$pmem_image" ]; then
 	[ "$pmem_mode" = nvdimm ] || die "--pmem-image $pmem_image needs the NVDIMM (not --legacy-pmem or --no-pmem)"
 	[ -d "$(dirname -- "$pmem_image")" ] || die "--pmem-image $pmem_image: its directory does not exist"
+	[ -z "$devdax" ] || die "--pmem-image $pmem_image with --devdax $devdax: not supported (the namespaces are made anew at every boot)"
 fi
 [[ "$timeout" =~ ^[0-9]+$ ]] && [ "$timeout" -ge 1 ] || die "bad --timeout '$timeout' (seconds)"
 [[ "$crash_grace" =~ ^[0-9]+$ ]] || die "bad --crash-grace '$crash_grace' (seconds)"
@@ -386,6 +387,11 @@ nvdimm)
 		fi
 	fi
 	[ -e "$img" ] || truncate -s "$img_bytes" "$img" || die "cannot create the pmem image $img"
+	if [ -n "$pmem_image" ]; then
+		# One guest at a time on a kept image: a second would write the
+		# same ext4 from another kernel.
+		exec 8<>"$img" && flock -n 8 || die "--pmem-image $img is in use by another run.sh"
+	fi
 	pmem_args=(-object "memory-backend-file,id=mem1,share=on,mem-path=$img,size=$((pmem * 1024 * 1024 * 1024 + 128 * 1024))"
 		-device "nvdimm,id=nvdimm1,memdev=mem1,label-size=128K")
 	# A devdax NVDIMM each: its backend aligned to 1 GiB, so that its
