@@ -29,10 +29,11 @@
 # >>> mshare-2025
 #              MSHARE_KERNEL_CACHED_ONLY=1  only copy a cached image; exit 3 if none
 # Opt-in third flavour (issue 17): the 2025 mshare series on linux-source-6.12
-#   mshare-2025  config/mshare-2025.config, patches-2025/ -> build/kernel-2025/bzImage,
+#   mshare-2025  config/mshare-2025.config + config/mshare-2025-memcg.config (memory
+#                cgroups, swap, the virtio swap disk), patches-2025/ -> build/kernel-2025/bzImage,
 #                $CACHE/tree-2025 (its own pristine source in $CACHE/pristine-2025)
 #   (make kernel FLAVOUR=mshare-2025 or make kernel-2025)
-#   mshare-2025-debug  the same with config/debug.config and config/mshare-2025-debug.config
+#   mshare-2025-debug  the same (both fragments) with config/debug.config and config/mshare-2025-debug.config
 #                on top -> build/kernel-2025-debug
 #   (make kernel FLAVOUR=mshare-2025-debug or make kernel-2025-debug)
 #   The series' version is v3 (2025-08-20); `uname -v` names it ("-2025v3-").
@@ -75,7 +76,7 @@ case "${flavour:-normal}" in
 # >>> mshare-2025
 mshare-2025)
 	OUT=$REPO/build/kernel-2025
-	FRAGMENTS=("$KERNEL_DIR/config/mshare-2025.config")
+	FRAGMENTS=("$KERNEL_DIR/config/mshare-2025.config" "$KERNEL_DIR/config/mshare-2025-memcg.config")
 	TARBALL=/usr/src/linux-source-6.12.tar.xz SRC_PKG=linux-source-6.12 TOPDIR=linux-source-6.12
 	PATCHES=$KERNEL_DIR/patches-2025 SERIES=$KERNEL_DIR/patches-2025/series
 	TREE_BASE=$CACHE/tree-2025 LOCK=$CACHE/lock-2025 STAGE=$CACHE/stage-2025 tag=-2025v3 ;;
@@ -89,8 +90,8 @@ mshare-2025-debug)
 	# the 2025 series under the debug options of config/debug.config (KASAN,
 	# lockdep, DEBUG_VM, ...); its own tree, the 6.12 pristine source shared
 	OUT=$REPO/build/kernel-2025-debug
-	FRAGMENTS=("$KERNEL_DIR/config/mshare-2025.config" "$KERNEL_DIR/config/debug.config"
-		"$KERNEL_DIR/config/mshare-2025-debug.config")
+	FRAGMENTS=("$KERNEL_DIR/config/mshare-2025.config" "$KERNEL_DIR/config/mshare-2025-memcg.config"
+		"$KERNEL_DIR/config/debug.config" "$KERNEL_DIR/config/mshare-2025-debug.config")
 	TARBALL=/usr/src/linux-source-6.12.tar.xz SRC_PKG=linux-source-6.12 TOPDIR=linux-source-6.12
 	PATCHES=$KERNEL_DIR/patches-2025 SERIES=$KERNEL_DIR/patches-2025/series
 	TREE_BASE=$CACHE/tree-2025-debug LOCK=$CACHE/lock-2025-debug STAGE=$CACHE/stage-2025-debug tag=-2025v3-debug ;;

@@ -93,6 +93,11 @@ usage: kernel/vm/run.sh [options] -- COMMAND [ARG...]
   --legacy-pmem      legacy e820 pmem (memmap=...!...) instead of an NVDIMM
   --no-pmem          no persistent memory at all
   --hugepages N      reserve N 2 MiB huge pages in the guest
+  --swap MIB         a swap disk of MIB MiB (a sparse file on the host, a
+                     virtio-blk disk in the guest), which the guest init
+                     mkswap's and swapon's (needs VIRTIO_BLK and SWAP in the
+                     guest kernel, the mshare-2025 flavours; vm-env.txt says
+                     swap_kb=0 when it could not); default 0, none
   --timeout SECONDS  kill the guest after this long (default 900)
   --out DIR          host results directory, /out in the guest
                      (default build/vm/out; emptied first unless --keep-out)
@@ -134,6 +139,7 @@ scan_logs() {
 kernel=$root/build/kernel/bzImage
 initrd=$root/build/vm/initramfs.cpio
 build=1 mem=2G pmem=4 cpus=2 align=2M pmem_mode=nvdimm hugepages=0 numa=1 pmem_node=
+swap_mib=0
 devdax= devdax_gib=2 pmem_image=
 timeout=900 out=$root/build/vm/out keep_out=0 extra_append= stream=stdout
 clock=tcg cpus_given=
@@ -160,6 +166,7 @@ while [ $# -gt 0 ]; do
 	--legacy-pmem) pmem_mode=legacy; shift ;;
 	--no-pmem) pmem_mode=none; shift ;;
 	--hugepages) need_arg "$@"; hugepages=$2; shift 2 ;;
+	--swap) need_arg "$@"; swap_mib=$2; shift 2 ;;
 	--timeout) need_arg "$@"; timeout=$2; shift 2 ;;
 	--out) need_arg "$@"; out=$2; shift 2 ;;
 	--keep-out) keep_out=1; shift ;;
@@ -235,6 +242,8 @@ fi
 [[ "$timeout" =~ ^[0-9]+$ ]] && [ "$timeout" -ge 1 ] || die "bad --timeout '$timeout' (seconds)"
 [[ "$crash_grace" =~ ^[0-9]+$ ]] || die "bad --crash-grace '$crash_grace' (seconds)"
 [[ "$hugepages" =~ ^[0-9]+$ ]] || die "bad --hugepages '$hugepages'"
+[[ "$swap_mib" =~ ^[0-9]+$ ]] && { [ "$swap_mib" = 0 ] || [ "$swap_mib" -ge 1 ]; } ||
+	die "bad --swap '$swap_mib' (whole MiB)"
 case "$align" in 2M|4K) ;; 2m) align=2M ;; 4k) align=4K ;; *) die "bad --align '$align' (2M or 4K)" ;; esac
 case "$stream" in stdout|stderr|comment|none) ;; *) die "bad --stream '$stream'" ;; esac
 devdax_aligns=()
@@ -355,6 +364,7 @@ VM_ALIGN=$align
 VM_DEVDAX='${devdax_aligns[*]:-}'
 VM_HUGEPAGES=$hugepages
 VM_PMEM_KEEP=$([ -n "$pmem_image" ] && echo 1 || echo 0)
+VM_SWAP=$swap_mib
 CONF
 (cd "$work/extra" && printf 'vm-cmd\nvm.conf\n' | cpio -o -H newc -R 0:0 --quiet) >"$work/extra.cpio"
 cat "$initrd" "$work/extra.cpio" >"$work/initrd.cpio"
@@ -450,12 +460,21 @@ fi
 smp="$cpus"
 [ "$numa" -gt 1 ] && smp="$cpus,sockets=$numa,cores=$((cpus / numa)),threads=1"
 
+# --swap: a sparse raw file as a virtio-blk disk (/dev/vda in the guest,
+# whose init makes it swap).
+swap_args=()
+if [ "$swap_mib" -gt 0 ]; then
+	truncate -s "${swap_mib}M" "$work/swap.img"
+	swap_args=(-drive "file=$work/swap.img,if=none,id=swap0,format=raw,cache=unsafe"
+		-device virtio-blk-pci,drive=swap0)
+fi
+
 now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 : >"$log"
 start_ms=$(now_ms)
 qemu-system-x86_64 \
 	-machine pc,nvdimm=on "${accel_args[@]}" -cpu max -smp "$smp" \
-	-m "$mem_arg" "${numa_args[@]}" "${pmem_args[@]}" \
+	-m "$mem_arg" "${numa_args[@]}" "${pmem_args[@]}" "${swap_args[@]}" \
 	-kernel "$kernel" -initrd "$work/initrd.cpio" -append "$append" \
 	-nodefaults -display none -monitor none -serial "file:$log" -no-reboot \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,id=out" \
@@ -524,6 +543,7 @@ guest_ready=$(sed -n 's/.*@@MSHARE-VM-READY uptime=\([0-9.]*\).*/\1/p' "$work/co
 	echo "fsdax_align=$align"
 	echo "devdax_aligns=${devdax_aligns[*]:-}"
 	echo "devdax_gib=$( [ -n "$devdax" ] && echo "$devdax_gib" )"
+	echo "swap_mib=$swap_mib"
 	echo "clock=$clock_name"
 	echo "accel=${accel_args[*]:1}"
 } >"$out/vm-timing.txt"

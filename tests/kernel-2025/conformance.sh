@@ -18,7 +18,10 @@ if [ "${MSHARE_2025_TESTS:-0}" != 1 ]; then
 	skip "mshare-2025 conformance" "the mshare-2025 kernel is not in the kernel cache (make test runs this tier when it is; make test-2025 builds it, see kernel/README.md)"
 	finish
 fi
+# --swap 256: a swap disk for test-msharefs-memcg's swap cases (the guest
+# init swapon's it and mounts cgroup2 when the kernel has them).
 KERNEL_TEST_IMAGE=${KERNEL_TEST_IMAGE:-build/kernel-2025/bzImage} \
 KERNEL_TEST_DIR=/guest/tests/kernel-2025 \
+KERNEL_TEST_VM_OPTS="--swap 256 ${KERNEL_TEST_VM_OPTS:-}" \
 KERNEL_TEST_OUT=${KERNEL_TEST_OUT:-build/vm/conformance-2025} \
 	exec tests/kernel/conformance.sh

@@ -46,6 +46,7 @@ fi
 mkdir -p build/vm
 log=$(mktemp build/vm/conformance-2025-debug.XXXXXX.log) || exit 1
 KERNEL_TEST_IMAGE=$image KERNEL_TEST_DIR=/guest/tests/kernel-2025 \
+	KERNEL_TEST_VM_OPTS="--swap 256 ${KERNEL_TEST_VM_OPTS:-}" \
 	KERNEL_TEST_OUT=build/vm/conformance-2025-debug TEST_TIMEOUT=2300 \
 	tests/kernel/conformance.sh >"$log" 2>&1 &
 guest_wait $!

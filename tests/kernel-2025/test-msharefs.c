@@ -9,8 +9,9 @@
  * by Yongting Lin for the 2025 series) written again for this harness:
  * basic (a region created, mapped by two processes that see each other's
  * writes), util (map and unmap objects with the ioctls), memory (no THP in a
- * region).  Their swap case needs a memory cgroup and swap, which the guest
- * kernel has not; it is not here.  The rest checks the API's rules and that
+ * region, with shmem_enabled at its default, never).  Their swap case, which
+ * needs a memory cgroup and swap, is in test-msharefs-memcg.c (with THP
+ * under shmem_enabled=always).  The rest checks the API's rules and that
  * page tables are shared.
  */
 #include <fcntl.h>
