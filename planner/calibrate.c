@@ -332,6 +332,22 @@ static int model_point(const json_t *r, struct point *p)
 		    jr_get_u64(r, "environment.pmem.align", &align))
 			region.leaf_bytes = align;
 	}
+	/* mshare over a file whose mappings the region's host mm chooses
+	 * (the 2025 design, --page any): the leaf size is the record's page
+	 * size obtained; where the record could not tell it (0: unknown), a
+	 * model would have to guess 4 KiB or 2 MiB, a 128x difference. */
+	if (p->mode == PT_MODE_MSHARE && !region.leaf_bytes) {
+		if (p->page_bytes == 0) {
+			snprintf(p->skip_reason, sizeof(p->skip_reason),
+				 "mshare region whose page size the record could not tell (results.page_size_bytes 0: "
+				 "%s): the model needs its leaf size",
+				 jr_get_string(r, "results.page_size_source") ? jr_get_string(r, "results.page_size_source")
+									       : "no source");
+			return -1;
+		}
+		if (p->page_bytes > 4096)
+			region.leaf_bytes = p->page_bytes;
+	}
 	region.touch_fraction = p->touch_fraction;
 	region.touched_bytes = 0;
 	if (p->touch_stride) {

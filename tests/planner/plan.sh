@@ -184,6 +184,23 @@ plan --calibrate "$tmp/hand/records/a-shm.json" >"$tmp/hand.txt" 2>&1
 grep -q "VmPTE region/worker.*measured *20480 *model *20480 *error *+0.00% *ok" "$tmp/hand.txt"
 check_status $? "calibrate one record file, text output names the view"
 
+# --- mshare over a file whose leaf size the region's host mm chose (v3) ---
+v3=results/designs-v3-20261206T194127Z/records
+mkdir -p "$tmp/v3"
+cp "$v3/guest-mshare-2025-file-any-w100-s256M-pt-footprint.r1.json" "$v3/guest-mshare-2025-file-any-w1-s256M-touch.r1.json" "$tmp/v3/"
+plan --calibrate "$tmp/v3" --json >"$tmp/v3.json" 2>"$tmp/err"
+check_status $? "calibrate two mshare-2025-file records of the v3 reference run"
+python3 - "$tmp/v3.json" <<'PY'
+import json, sys
+p = {x["file"].rsplit("/", 1)[1]: x for x in json.load(open(sys.argv[1]))["points"]}
+f = p["guest-mshare-2025-file-any-w100-s256M-pt-footprint.r1.json"]
+assert f["skipped"] and "could not tell" in f["reason"] and "leaf size" in f["reason"], f
+t = {c["view"]: c for c in p["guest-mshare-2025-file-any-w1-s256M-touch.r1.json"]["comparisons"]}
+# 2 MiB leaves in the host mm: one PMD page for 256 MiB, shared (0 in a VmPTE)
+assert t["vmpte_region_per_worker"]["model_bytes"] == 0 and t["vmpte_region_per_worker"]["within_tolerance"], t
+PY
+check_status $? "an mshare region whose page size the record could not tell is skipped, saying why; one it could (2 MiB, from the faults) is modelled with 2 MiB leaves"
+
 # --- the figure: model panel plus the hand-written records ---
 if command -v gnuplot >/dev/null 2>&1 && [ -x "$BIN" ]; then
 	mkdir -p "$tmp/plot"
