@@ -13,11 +13,8 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 
-if [ "${MSHARE_2025_TESTS:-0}" != 1 ]; then
-	. tests/lib/tap.sh
-	skip "mshare-2025 conformance" "the mshare-2025 kernel is not in the kernel cache (make test runs this tier when it is; make test-2025 builds it, see kernel/README.md)"
-	finish
-fi
+. tests/kernel/lib/guest.sh
+tier_2025_require "mshare-2025 conformance"
 # --swap 256: a swap disk for test-msharefs-memcg's swap cases (the guest
 # init swapon's it and mounts cgroup2 when the kernel has them).
 KERNEL_TEST_IMAGE=${KERNEL_TEST_IMAGE:-build/kernel-2025/bzImage} \

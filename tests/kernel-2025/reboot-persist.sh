@@ -9,9 +9,6 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 
-if [ "${MSHARE_2025_TESTS:-0}" != 1 ]; then
-	. tests/lib/tap.sh
-	skip "mshare-2025 reboot persistence" "the mshare-2025 kernel is not in the kernel cache (make test runs this tier when it is; make test-2025 builds it)"
-	finish
-fi
+. tests/kernel/lib/guest.sh
+tier_2025_require "mshare-2025 reboot persistence"
 KERNEL_TEST_IMAGE=${KERNEL_TEST_IMAGE:-build/kernel-2025/bzImage} exec tests/kernel/reboot-persist.sh

@@ -128,3 +128,12 @@ guest_relay() {
 	done <"$2"
 	[ "$_gr_n" -gt 0 ]
 }
+# tier_2025_require DESCRIPTION: the mshare-2025 tier runs only when make
+# test set MSHARE_2025_TESTS=1 (the flavour's image is in the kernel cache;
+# make test-2025 builds it); otherwise one skip line says why and the
+# calling script ends.
+tier_2025_require() {
+	[ "${MSHARE_2025_TESTS:-0}" = 1 ] && return 0
+	skip "$1" "the mshare-2025 kernel is not in the kernel cache (make test runs this tier when it is; make test-2025 builds it, see kernel/README.md)"
+	finish
+}
