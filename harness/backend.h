@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "persist_mode.h"
 #include "pmem_ns.h"
@@ -87,8 +88,7 @@ static inline void *backend_state_new(struct region *r, size_t bytes)
 {
 	if (bytes > sizeof(r->backend_state.bytes))
 		abort(); /* a backend forgot BACKEND_STATE_FITS */
-	for (size_t i = 0; i < sizeof(r->backend_state.bytes); i++)
-		r->backend_state.bytes[i] = 0;
+	memset(r->backend_state.bytes, 0, sizeof(r->backend_state.bytes));
 	r->backend_private = r->backend_state.bytes;
 	return r->backend_private;
 }

@@ -34,11 +34,9 @@ static int devdax_probe(const struct region *r, char *why, size_t why_len)
 
 static int devdax_setup(struct region *r, char *err, size_t err_len)
 {
-	struct fd_backing *b = fd_backing_new(r, err, err_len);
+	struct fd_backing *b = fd_backing_new(r);
 	char a[32];
 
-	if (!b)
-		return -1;
 	if (r->page == PAGE_MODE_4K) {
 		struct pmem_namespace ns;
 

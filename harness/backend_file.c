@@ -57,10 +57,8 @@ static int file_open(struct region *r, struct fd_backing *b, char *err, size_t e
 
 static int file_setup(struct region *r, char *err, size_t err_len)
 {
-	struct fd_backing *b = fd_backing_new(r, err, err_len);
+	struct fd_backing *b = fd_backing_new(r);
 
-	if (!b)
-		return -1;
 	struct stat st;
 	/* An existing regular file is used as is; anything else is created here. */
 	bool fresh = !(stat(r->path, &st) == 0 && S_ISREG(st.st_mode));

@@ -97,10 +97,8 @@ static int hugetlb_allocate(struct region *r, struct fd_backing *b, long pages, 
 static int hugetlb_setup(struct region *r, char *err, size_t err_len)
 {
 	size_t page = page_bytes_of(r);
-	struct fd_backing *b = fd_backing_new(r, err, err_len);
+	struct fd_backing *b = fd_backing_new(r);
 
-	if (!b)
-		return -1;
 	r->backend_page_bytes = page;
 	if (r->size % page) {
 		snprintf(err, err_len, "--size %zu is not a multiple of the %zu kB huge page", r->size, page / 1024);

@@ -278,15 +278,12 @@ void backend_fd_teardown(struct region *r)
 
 BACKEND_STATE_FITS(struct fd_backing);
 
-struct fd_backing *fd_backing_new(struct region *r, char *err, size_t err_len)
+struct fd_backing *fd_backing_new(struct region *r)
 {
 	struct fd_backing *b = backend_state_new(r, sizeof(*b));
 
-	(void)err;
-	(void)err_len;
 	b->fd = -1;
 	b->attach_fd = -1;
-	r->backend_private = b;
 	return b;
 }
 

@@ -14,10 +14,10 @@ struct fd_backing {
 	char unlink_path[256]; /* file to remove at teardown, or "" */
 };
 
-/* A new struct fd_backing (no descriptor yet) attached to r as its
- * backend_private, so teardown finds it whatever fails next; NULL with a
- * message in err when memory is short. */
-struct fd_backing *fd_backing_new(struct region *r, char *err, size_t err_len);
+/* A new struct fd_backing (no descriptor yet) in r's backend_state, set as
+ * its backend_private, so teardown finds it whatever fails next. Cannot
+ * fail. */
+struct fd_backing *fd_backing_new(struct region *r);
 
 /* mmap fd (or anonymous memory when fd < 0) at r->addr with
  * MAP_FIXED_NOREPLACE, then apply r->page. Sets r->base. */

@@ -220,7 +220,6 @@ static int mshare_setup_common(struct region *r, bool anon, char *err, size_t er
 
 	s->donor = -1;
 	s->stop_fd = -1;
-	r->backend_private = s;
 	if (mshare_probe_common(err, err_len) != 0)
 		return -1;
 	mshare_read_size_unit(&s->unit);

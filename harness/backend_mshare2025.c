@@ -177,12 +177,10 @@ static int m25_new_region(struct region *r, struct fd_backing *b, char *path, si
 
 static int m25_setup(struct region *r, char *err, size_t err_len)
 {
-	struct fd_backing *b = fd_backing_new(r, err, err_len);
+	struct fd_backing *b = fd_backing_new(r);
 	unsigned long bytes;
 	char path[128];
 
-	if (!b)
-		return -1;
 	if (m25_new_region(r, b, path, sizeof(path), &bytes, err, err_len) != 0)
 		return -1;
 	if (m25_region_map_object(b->fd, r->size, PROT_READ | PROT_WRITE, -1) != 0) {
@@ -226,7 +224,7 @@ static int m25_file_probe(const struct region *r, char *why, size_t why_len)
 
 static int m25_file_setup(struct region *r, char *err, size_t err_len)
 {
-	struct fd_backing *b = fd_backing_new(r, err, err_len);
+	struct fd_backing *b = fd_backing_new(r);
 	int prot = PROT_READ | (r->read_only ? 0 : PROT_WRITE);
 	unsigned long bytes;
 	char path[128], fs[32];
@@ -234,8 +232,6 @@ static int m25_file_setup(struct region *r, char *err, size_t err_len)
 	struct stat st;
 	int dfd;
 
-	if (!b)
-		return -1;
 	if (r->page == PAGE_MODE_4K) {
 		snprintf(err, err_len, "--page 4k cannot be forced in an msharefs region: the page size of a file "
 				       "in it is chosen in the region's host mm, which no madvise() reaches; "

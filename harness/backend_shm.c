@@ -40,10 +40,8 @@ static int shm_probe(const struct region *r, char *why, size_t why_len)
 static int shm_setup(struct region *r, char *err, size_t err_len)
 {
 	const char *dir = shm_dir(r);
-	struct fd_backing *b = fd_backing_new(r, err, err_len);
+	struct fd_backing *b = fd_backing_new(r);
 
-	if (!b)
-		return -1;
 	b->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (b->fd < 0) {
 		snprintf(err, err_len, "cannot create a file in %s: %s", dir, strerror(errno));

@@ -24,10 +24,8 @@ static int dummy_probe(const struct region *r, char *why, size_t why_len)
 
 static int dummy_setup(struct region *r, char *err, size_t err_len)
 {
-	struct fd_backing *b = fd_backing_new(r, err, err_len);
+	struct fd_backing *b = fd_backing_new(r);
 
-	if (!b)
-		return -1;
 	b->fd = memfd_create("mshare-bench-dummy", 0);
 	if (b->fd < 0 || ftruncate(b->fd, (off_t)r->size) != 0) {
 		snprintf(err, err_len, "dummy: memfd of %zu bytes: %s", r->size, strerror(errno));
