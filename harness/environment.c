@@ -102,6 +102,7 @@ void environment_write_json(struct json_writer *w, const struct pmem_namespace *
 	json_key_string(w, "time_unit", environment_time_unit());
 	mshare_detect(&ms);
 	json_key_bool(w, "mshare_available", ms.available);
+	json_key_string(w, "mshare_design", ms.design);
 	if (ms.size >= 0)
 		json_key_i64(w, "mshare_size", ms.size);
 	else

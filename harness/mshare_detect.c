@@ -1,4 +1,4 @@
-/* mshare_detect.c - mshare support from /proc only (see mshare_detect.h). */
+/* mshare_detect.c - mshare support from /proc and sysfs only (see mshare_detect.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -6,26 +6,34 @@
 
 void mshare_detect(struct mshare_support *out)
 {
-	mshare_detect_at(MSHARE_SIZE_PATH, "/proc/filesystems", out);
+	mshare_detect_at(MSHARE_SIZE_PATH, "/proc/filesystems", MSHARE_INFO_PATH, out);
 }
 
-void mshare_detect_at(const char *size_path, const char *filesystems_path, struct mshare_support *out)
+/* A power of two >= 4096 from the first number in PATH, else -1. */
+static long read_pow2(const char *path, bool *present)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	*present = f != NULL;
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1 || v < 4096 || (v & (v - 1)) != 0)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+void mshare_detect_at(const char *size_path, const char *filesystems_path, const char *info_path,
+		      struct mshare_support *out)
 {
 	char line[256];
-	long v = -1;
-	bool present = false;
+	bool sysctl, info;
+	long unit, align;
 	FILE *f;
 
 	memset(out, 0, sizeof(*out));
 	out->size = -1;
-	f = fopen(size_path, "r");
-	if (f) {
-		present = true;
-		/* The series' unit: a power of two (PGDIR_SIZE). */
-		if (fscanf(f, "%ld", &v) == 1 && v > 0 && (v & (v - 1)) == 0)
-			out->size = v;
-		fclose(f);
-	}
 	/* Every line: a host's list may be long, msharefs anywhere in it. */
 	f = fopen(filesystems_path, "r");
 	if (f) {
@@ -34,12 +42,37 @@ void mshare_detect_at(const char *size_path, const char *filesystems_path, struc
 				out->msharefs = true;
 		fclose(f);
 	}
-	if (out->size < 0)
-		snprintf(out->why, sizeof(out->why), "mshare not available on this kernel: %s %s", size_path,
-			 present ? "does not hold a power of two" : "missing");
-	else if (!out->msharefs)
-		snprintf(out->why, sizeof(out->why),
-			 "mshare not available on this kernel: msharefs not registered in %s", filesystems_path);
+	unit = read_pow2(size_path, &sysctl);
+	if (sysctl) {
+		/* The 2022 series: its sysctl, a power of two (PGDIR_SIZE). */
+		out->size = unit;
+		if (unit < 0)
+			snprintf(out->why, sizeof(out->why), "mshare not available on this kernel: %s does not hold a power of two",
+				 size_path);
+		else if (!out->msharefs)
+			snprintf(out->why, sizeof(out->why),
+				 "mshare not available on this kernel: msharefs not registered in %s", filesystems_path);
+		else {
+			out->available = true;
+			out->design = "2022";
+		}
+		return;
+	}
+	if (!out->msharefs) {
+		snprintf(out->why, sizeof(out->why), "mshare not available on this kernel: %s missing and msharefs not registered in %s",
+			 size_path, filesystems_path);
+		return;
+	}
+	/* msharefs without the sysctl: the 2025 series. Its alignment is
+	 * readable once msharefs is mounted. */
+	out->available = true;
+	out->design = "2025";
+	align = read_pow2(info_path, &info);
+	if (align > 0)
+		out->size = align;
+	else if (info)
+		snprintf(out->why, sizeof(out->why), "%s does not hold a power of two >= 4096", info_path);
 	else
-		out->available = true;
+		snprintf(out->why, sizeof(out->why), "msharefs is not mounted (%s missing: mount -t msharefs msharefs /sys/fs/mshare)",
+			 info_path);
 }

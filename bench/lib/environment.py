@@ -9,6 +9,20 @@ import platform
 import subprocess
 
 
+def _mshare_design():
+    """As harness/mshare_detect.c decides it, from files only: "2022" (the
+    v1 series: /proc/sys/vm/mshare_size and msharefs), "2025" (msharefs
+    without the sysctl) or None. Never from the syscall numbers."""
+    try:
+        with open("/proc/filesystems") as f:
+            registered = any(line.rstrip("\n").split("\t")[-1] == "msharefs" for line in f)
+    except OSError:
+        return None
+    if not registered:
+        return None
+    return "2022" if os.path.exists("/proc/sys/vm/mshare_size") else "2025"
+
+
 def _first_line(cmd, cwd=None):
     try:
         out = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -69,7 +83,8 @@ def collect(repo_root, harness):
         "hugepages_total": _meminfo_kib("HugePages_Total"),
         "thp_enabled": _read("/sys/kernel/mm/transparent_hugepage/enabled"),
         "shmem_thp_enabled": _read("/sys/kernel/mm/transparent_hugepage/shmem_enabled"),
-        "mshare_available": os.path.exists("/proc/sys/vm/mshare_size"),
+        "mshare_available": _mshare_design() is not None,
+        "mshare_design": _mshare_design(),
         "tool_version": _first_line(["git", "describe", "--always", "--dirty", "--tags"], cwd=repo_root),
         "harness": harness,
         "harness_version": _first_line([harness, "--version"]) if os.path.exists(harness) else None,

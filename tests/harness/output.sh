@@ -51,8 +51,15 @@ check "human summary on stderr names both page-table views" \
 
 check "backends lists mshare as unavailable with the reason" \
 	sh -c '"$1" backends | grep "^mshare" | grep -q "/proc/sys/vm/mshare_size missing\|available"' _ "$BIN"
-check "environment.mshare_available agrees with /proc/sys/vm/mshare_size" \
-	jtest "$out" "r['environment']['mshare_available'] == $( [ -e /proc/sys/vm/mshare_size ] && echo True || echo False)"
+# Which design this kernel has, from its files (harness/mshare_detect.h):
+# the sysctl means 2022, msharefs alone 2025, neither none.
+if grep -q "	msharefs$" /proc/filesystems; then
+	if [ -e /proc/sys/vm/mshare_size ]; then design="'2022'"; else design="'2025'"; fi
+else
+	design=None
+fi
+check "environment.mshare_available and mshare_design agree with /proc (design $design)" \
+	jtest "$out" "r['environment']['mshare_available'] == ($design is not None) and r['environment']['mshare_design'] == $design"
 # --help tells the truth about what run accepts.
 help=$("$BIN" run --help)
 missing=""

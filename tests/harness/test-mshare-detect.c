@@ -1,6 +1,7 @@
 /* test-mshare-detect.c - mshare is detected from /proc files alone,
  * whatever the platform (TAP): files as a patched kernel, an unpatched
  * 6.18 host and broken ones write them. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,9 @@ static char dir[] = "/tmp/mshare-detect.XXXXXX";
 
 static const char *put(const char *name, const char *text)
 {
-	static char path[2][256];
+	static char path[3][256];
 	static int k;
-	char *p = path[k++ % 2];
+	char *p = path[k++ % 3];
 	FILE *f;
 
 	snprintf(p, sizeof(path[0]), "%s/%s", dir, name);
@@ -41,6 +42,20 @@ static char *long_filesystems(const char *last)
 	return s;
 }
 
+/* msharefs in this kernel's /proc/filesystems, read here on its own. */
+static bool registered_here(void)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = fopen("/proc/filesystems", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		found |= strcmp(line, "nodev\tmsharefs\n") == 0;
+	if (f)
+		fclose(f);
+	return found;
+}
+
 int main(void)
 {
 	struct mshare_support ms;
@@ -51,40 +66,67 @@ int main(void)
 		printf("Bail out! mkdtemp\n");
 		return 1;
 	}
-	mshare_detect_at(put("size", "549755813888\n"), put("fs", fs_with), &ms);
+	mshare_detect_at(put("size", "549755813888\n"), put("fs", fs_with), "/nonexistent/mshare_info", &ms);
 	TAP_OK(ms.available && ms.size == 549755813888L && ms.msharefs && !ms.why[0],
 	       "patched kernel: available, unit 512 GiB (%ld)", ms.size);
 
 	char *big = long_filesystems("nodev\tmsharefs\n");
-	mshare_detect_at(put("size", "549755813888\n"), put("fs", big), &ms);
+	mshare_detect_at(put("size", "549755813888\n"), put("fs", big), "/nonexistent/mshare_info", &ms);
 	TAP_OK(ms.available, "msharefs registered after 9000 bytes of other filesystems is found");
 	free(big);
 
-	mshare_detect_at("/nonexistent/mshare_size", put("fs", fs_without), &ms);
+	mshare_detect_at("/nonexistent/mshare_size", put("fs", fs_without), "/nonexistent/mshare_info", &ms);
 	TAP_OK(!ms.available && ms.size == -1 && strstr(ms.why, "/nonexistent/mshare_size missing"),
 	       "unpatched kernel (6.18 host): absent, why names the missing file (%s)", ms.why);
 
-	mshare_detect_at(put("size", "549755813888\n"), put("fs", fs_without), &ms);
+	mshare_detect_at(put("size", "549755813888\n"), put("fs", fs_without), "/nonexistent/mshare_info", &ms);
 	TAP_OK(!ms.available && ms.size == 549755813888L && strstr(ms.why, "msharefs not registered"),
 	       "size file but no msharefs: absent (%s)", ms.why);
 
-	mshare_detect_at(put("size", "3000\n"), put("fs", fs_with), &ms);
+	mshare_detect_at(put("size", "3000\n"), put("fs", fs_with), "/nonexistent/mshare_info", &ms);
 	TAP_OK(!ms.available && strstr(ms.why, "power of two"), "unit not a power of two: absent (%s)", ms.why);
 
-	mshare_detect_at(put("size", "garbage\n"), put("fs", fs_with), &ms);
+	mshare_detect_at(put("size", "garbage\n"), put("fs", fs_with), "/nonexistent/mshare_info", &ms);
 	TAP_OK(!ms.available && strstr(ms.why, "power of two"), "unreadable unit: absent, not called missing (%s)",
 	       ms.why);
 
-	mshare_detect_at(put("size", "549755813888\n"), put("fs", "nodev\tmsharefs2\nnodev\txmsharefs\n"), &ms);
+	mshare_detect_at(put("size", "549755813888\n"), put("fs", "nodev\tmsharefs2\nnodev\txmsharefs\n"), "/nonexistent/mshare_info", &ms);
 	TAP_OK(!ms.available, "a filesystem whose name only contains msharefs is not msharefs");
 
-	/* The running kernel: the same answer as its /proc says. */
+	/* The 2022 design is named as such. */
+	mshare_detect_at(put("size", "549755813888\n"), put("fs", fs_with), "/nonexistent/mshare_info", &ms);
+	TAP_OK(ms.design && strcmp(ms.design, "2022") == 0, "sysctl and msharefs: design 2022 (%s)",
+	       ms.design ? ms.design : "null");
+
+	/* The 2025 series (v3 on 6.12): msharefs, no sysctl, the alignment in
+	 * mshare_info once msharefs is mounted. */
+	mshare_detect_at("/nonexistent/mshare_size", put("fs", fs_with), put("info", "2097152\n"), &ms);
+	TAP_OK(ms.available && ms.design && strcmp(ms.design, "2025") == 0 && ms.size == 2097152 && !ms.why[0],
+	       "msharefs mounted, no sysctl: design 2025, alignment 2 MiB (%ld)", ms.size);
+
+	mshare_detect_at("/nonexistent/mshare_size", put("fs", fs_with), "/nonexistent/mshare_info", &ms);
+	TAP_OK(ms.available && ms.design && strcmp(ms.design, "2025") == 0 && ms.size == -1 &&
+		       strstr(ms.why, "not mounted") && strstr(ms.why, "mount -t msharefs"),
+	       "msharefs registered but not mounted: design 2025 available, alignment unknown, why says mount (%s)",
+	       ms.why);
+
+	mshare_detect_at("/nonexistent/mshare_size", put("fs", fs_with), put("info", "12345\n"), &ms);
+	TAP_OK(ms.available && ms.size == -1 && strstr(ms.why, "power of two"),
+	       "mshare_info not a power of two: alignment unknown, said so (%s)", ms.why);
+
+	mshare_detect_at("/nonexistent/mshare_size", put("fs", fs_without), put("info", "2097152\n"), &ms);
+	TAP_OK(!ms.available && !ms.design, "an mshare_info file without msharefs registered is not mshare");
+
+	/* The running kernel: the same answer as its /proc and sysfs say. */
 	mshare_detect(&ms);
-	TAP_OK(ms.available == (access("/proc/sys/vm/mshare_size", F_OK) == 0 && ms.msharefs),
-	       "this kernel: available=%d agrees with /proc (%s)", ms.available, ms.why[0] ? ms.why : "available");
+	bool v1 = access("/proc/sys/vm/mshare_size", F_OK) == 0, fs = registered_here();
+	TAP_OK(ms.available == fs && (!ms.available || strcmp(ms.design, v1 ? "2022" : "2025") == 0),
+	       "this kernel: available=%d design %s agrees with /proc (%s)", ms.available,
+	       ms.design ? ms.design : "none", ms.why[0] ? ms.why : "available");
 
 	unlink(put("size", ""));
 	unlink(put("fs", ""));
+	unlink(put("info", ""));
 	rmdir(dir);
 	return tap_done();
 }
