@@ -40,6 +40,7 @@ kernel-clean:
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025 kernel/build.sh --clean
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025-v2 kernel/build.sh --clean
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025-debug kernel/build.sh --clean
+	@MSHARE_KERNEL_FLAVOUR=mshare-deb kernel/build.sh --clean
 
 # mshare v1 for a real machine (issue 28): x86_64_defconfig +
 # config/mshare-deb.config as Debian packages (make bindeb-pkg); leaves the
