@@ -12,6 +12,9 @@
 #   make kernel FLAVOUR=mshare-2025-debug (or make kernel-2025-debug)
 #                        the same under config/debug.config (KASAN, lockdep, ...);
 #                        leaves build/kernel-2025-debug/bzImage; not built by make test
+#   make kernel-deb      opt-in: mshare v1 on x86_64_defconfig + config/mshare-deb.config
+#                        as Debian packages (bindeb-pkg) for a real machine; leaves
+#                        build/kernel-deb/*.deb and bzImage; not built by make test
 #   make kernel-clean    remove build/kernel and build/kernel-debug (the shared
 #                        cache stays; kernel/build.sh --purge drops it)
 # They run kernel/build.sh through kernel/quiet-build.sh: a line per step,
