@@ -6,9 +6,9 @@
 # the suite's initramfs, twice:
 #   1. through the emulated NVDIMM (ACPI NFIT), as the other guest tests do
 #   2. on a machine without NVDIMM support (run.sh --no-nvdimm: no ACPI NFIT),
-#      through legacy e820 pmem: memmap=2G!1024M on the kernel command line
-#      (run.sh --legacy-pmem with --mem 1G), the route of a machine without
-#      pmem hardware. The guest init turns the raw legacy
+#      through legacy e820 pmem: memmap=2G!4096M on the kernel command line
+#      (run.sh --legacy-pmem with --mem 3G: 3 GiB of RAM below 4 GiB, the
+#      2 GiB above it pmem), the route of a machine without pmem hardware. The guest init turns the raw legacy
 #      namespace into fsdax (ndctl create-namespace -f -e namespace0.0
 #      -m fsdax: a raw namespace cannot do DAX on 6.1), makes ext4 and mounts
 #      it -o dax.
@@ -158,19 +158,19 @@ else
 fi
 
 # ---- 2. legacy e820 pmem from memmap= ----
-# run.sh --legacy-pmem --mem 1G: QEMU gets 3 GiB, memmap=2G!1024M makes the
-# 2 GiB above the guest's 1 GiB pmem; --no-nvdimm: no NVDIMM support at all.
-boot legacy --mem 1G --legacy-pmem --no-nvdimm
+# run.sh --legacy-pmem --mem 3G: QEMU gets 5 GiB, 3 below 4 GiB and 2 above,
+# and memmap=2G!4096M makes those 2 GiB pmem; --no-nvdimm: no NVDIMM support.
+boot legacy --mem 3G --legacy-pmem --no-nvdimm
 cmdline=$(sed -n 's/^cmdline=//p' "$out/vm-env.txt" 2>/dev/null)
 case "$cmdline" in
-*'memmap=2G!1024M'*)
+*'memmap=2G!4096M'*)
 	if grep -q 'persistent (type 12)' "$out/kmsg.txt" && ! grep -q 'ACPI: NFIT ' "$out/kmsg.txt" &&
 		tr -d ' \n\t' <"$out/ndctl.json" | grep -q '"mode":"fsdax"' && grep -qx 'pmem_dev=/dev/pmem0' "$out/vm-env.txt"; then
-		ok "legacy: memmap=2G!1024M made e820 type-12 pmem (no ACPI NFIT), the init made it fsdax: /dev/pmem0"
+		ok "legacy: memmap=2G!4096M made e820 type-12 pmem (no ACPI NFIT), the init made it fsdax: /dev/pmem0"
 	else
 		not_ok "legacy: e820 type-12 pmem made fsdax /dev/pmem0 (kmsg: '$(grep -m1 'type 12' "$out/kmsg.txt")', ndctl: '$(tr -d ' \n' <"$out/ndctl.json" | head -c 200)', $(grep '^pmem_dev=' "$out/vm-env.txt"))"
 	fi
 	;;
-*) not_ok "legacy: the kernel command line has memmap=2G!1024M (it is '$cmdline')" ;;
+*) not_ok "legacy: the kernel command line has memmap=2G!4096M (it is '$cmdline')" ;;
 esac
 finish
