@@ -123,7 +123,7 @@ test-2025-debug: test-build
 # The packaged kernel for a real machine (issue 28; kernel flavour
 # mshare-deb, .debs from make bindeb-pkg). `make test` runs
 # tests/kernel/deb-boot.sh when the kernel cache holds its image (copied,
-# never built there: its cold build takes about 50 min); `make test-deb`
+# never built there: its cold build took 32 min on 2 cores); `make test-deb`
 # builds (or copies) build/kernel-deb/ first, then runs it.
 .PHONY: test-deb
 test-deb: test-build

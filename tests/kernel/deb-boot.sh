@@ -33,7 +33,7 @@ cd "$root" || exit 1
 
 if [ "${MSHARE_SKIP_GUEST:-0}" != 1 ] && [ "${MSHARE_DEB_TESTS:-0}" != 1 ]; then
 	skip "packaged mshare kernel (mshare-deb) boots with NVDIMM and memmap= pmem" \
-		"the mshare-deb kernel is not in the kernel cache (make kernel-deb builds it, about 50 min cold; make test runs this test when it is cached; make test-deb builds it and runs this test)"
+		"the mshare-deb kernel is not in the kernel cache (make kernel-deb builds it, about 32 min cold on 2 cores; make test runs this test when it is cached; make test-deb builds it and runs this test)"
 	finish
 fi
 dir=build/kernel-deb
