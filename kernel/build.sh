@@ -44,6 +44,18 @@
 # The cache key of the normal and debug flavours hashes this script without the
 # lines between the mshare-2025 markers, so adding this flavour changed neither.
 # <<< mshare-2025
+# >>> mshare-deb
+# Opt-in flavour for a real machine (issue 28): mshare-deb, the normal flavour's
+#   source and series (linux-source-6.1 + patches/) on x86_64_defconfig +
+#   config/mshare-deb.config, built as Debian packages (make bindeb-pkg):
+#   images/<key>/ holds the .debs, bzImage and config; build/kernel-deb/ gets
+#   them. Its own tree $CACHE/tree-deb (the 6.1 pristine source shared); the
+#   release (uname -r) is <version>-mshare-deb-<key>, the package
+#   linux-image-<version>-mshare-deb-<key>.
+#   (make kernel FLAVOUR=mshare-deb or make kernel-deb)
+# Its code sits between mshare-deb markers: the keys of all the other
+# flavours hash this script without those lines, so adding it changed none.
+# <<< mshare-deb
 set -euo pipefail
 
 die() { echo "kernel/build.sh: error: $*" >&2; exit 1; }
@@ -96,6 +108,14 @@ mshare-2025-debug)
 	PATCHES=$KERNEL_DIR/patches-2025 SERIES=$KERNEL_DIR/patches-2025/series
 	TREE_BASE=$CACHE/tree-2025-debug LOCK=$CACHE/lock-2025-debug STAGE=$CACHE/stage-2025-debug tag=-2025v3-debug ;;
 # <<< mshare-2025
+# >>> mshare-deb
+mshare-deb)
+	# no tag in uname -v: "#1 SMP PREEMPT_DYNAMIC mshare-bench-29patches-<key>"
+	# is 62 of its 64 characters; uname -r names the flavour and the key
+	OUT=$REPO/build/kernel-deb
+	FRAGMENTS=("$KERNEL_DIR/config/mshare-deb.config")
+	TREE_BASE=$CACHE/tree-deb LOCK=$CACHE/lock-deb STAGE=$CACHE/stage-deb tag= ;;
+# <<< mshare-deb
 normal)
 	flavour=normal
 	OUT=$REPO/build/kernel
@@ -131,6 +151,22 @@ if ((${#need_pkgs[@]})); then
 	apt-get -o DPkg::Lock::Timeout=600 install -y "${need_pkgs[@]}" >&2 ||
 		die "apt-get install ${need_pkgs[*]} failed"
 fi
+# >>> mshare-deb
+# mshare-deb: what make bindeb-pkg runs (dpkg-buildpackage, fakeroot) and its
+# debian/control's Build-Depends (bc, rsync, kmod, cpio, bison, flex,
+# libelf-dev, libssl-dev).
+if [[ $flavour == mshare-deb ]]; then
+	need_pkgs=()
+	for p in dpkg-dev fakeroot rsync kmod cpio; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || need_pkgs+=("$p")
+	done
+	if ((${#need_pkgs[@]})); then
+		note "installing ${need_pkgs[*]} (waiting up to 10 min if another apt/dpkg holds the dpkg lock)"
+		apt-get -o DPkg::Lock::Timeout=600 install -y "${need_pkgs[@]}" >&2 ||
+			die "apt-get install ${need_pkgs[*]} failed"
+	fi
+fi
+# <<< mshare-deb
 [[ -f $TARBALL ]] || die "$TARBALL is missing after installing $SRC_PKG"
 
 # ---- the patch series, in order ----
@@ -156,6 +192,18 @@ if [[ $flavour != mshare-2025* ]]; then
 	BASH_ARGV0=$script_for_key
 fi
 # <<< mshare-2025
+# >>> mshare-deb
+# The other flavours' keys hash this script without the mshare-deb blocks;
+# mshare-deb's hashes it without the mshare-2025 blocks (as normal's did).
+case $flavour in
+mshare-deb) ;;
+mshare-2025*)
+	script_for_key=$(mktemp)
+	sed '/^# >>> mshare-deb$/,/^# <<< mshare-deb$/d' "$0" >"$script_for_key"
+	BASH_ARGV0=$script_for_key ;;
+*) sed -i '/^# >>> mshare-deb$/,/^# <<< mshare-deb$/d' "$script_for_key" ;;
+esac
+# <<< mshare-deb
 key=$( {
 	echo "source $SRC_PKG $src_version $(stat -c %s "$TARBALL")"
 	sha256sum "${FRAGMENTS[@]}" "$0" | cut -d' ' -f1
@@ -168,6 +216,12 @@ if [[ $flavour != mshare-2025* ]]; then
 	rm -f "$script_for_key"
 fi
 # <<< mshare-2025
+# >>> mshare-deb
+if [[ $flavour == mshare-2025* ]]; then
+	BASH_ARGV0=$KERNEL_DIR/build.sh
+	rm -f "$script_for_key"
+fi
+# <<< mshare-deb
 IMAGES=$CACHE/images
 publish() {
 	mkdir -p "$OUT"
@@ -180,6 +234,29 @@ publish() {
 	echo "$key" >"$OUT/key"
 	echo "$OUT/bzImage"
 }
+# >>> mshare-deb
+# mshare-deb: the packages too (the old ones of an other key removed), named
+# before the image line.
+if [[ $flavour == mshare-deb ]]; then
+	publish() {
+		mkdir -p "$OUT"
+		local f
+		for f in "$OUT"/*.deb; do
+			[[ -e $f ]] || continue
+			[[ -f $IMAGES/$key/$(basename "$f") ]] || rm -f "$f"
+		done
+		for f in bzImage config info "$IMAGES/$key"/*.deb; do
+			f=$(basename "$f")
+			if ! cmp -s "$IMAGES/$key/$f" "$OUT/$f"; then
+				cp "$IMAGES/$key/$f" "$OUT/.$f.tmp" && mv "$OUT/.$f.tmp" "$OUT/$f"
+			fi
+		done
+		echo "$key" >"$OUT/key"
+		for f in "$OUT"/*.deb; do echo "$f"; done
+		echo "$OUT/bzImage"
+	}
+fi
+# <<< mshare-deb
 
 if [[ -f $IMAGES/$key/bzImage && -f $IMAGES/$key/config ]]; then
 	note "up to date ($flavour flavour, key $key, ${#series[@]} patches, cached in $IMAGES/$key)"
@@ -288,6 +365,22 @@ note "series: ${#series[@]} patches applied, $changed files changed in the build
 
 # ---- configuration ----
 cfg_key=$(cat "${FRAGMENTS[@]}" | sha256sum | cut -c1-16)
+# >>> mshare-deb
+# mshare-deb: x86_64_defconfig, not tinyconfig, under the fragment (the
+# check below then skips the tinyconfig step).
+if [[ $flavour == mshare-deb ]] &&
+	[[ "$(cat "$TREE/.mshare-config-key" 2>/dev/null)" != "deb-$cfg_key" || ! -f $TREE/.config ]]; then
+	note "configuring: x86_64_defconfig + $(for f in "${FRAGMENTS[@]}"; do printf '%s ' "$(basename "$f")"; done)"
+	(
+		cd "$TREE"
+		"${KMAKE[@]}" x86_64_defconfig >/dev/null
+		KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -m -O . .config "${FRAGMENTS[@]}" >/dev/null
+		"${KMAKE[@]}" olddefconfig >/dev/null
+	) || die "configuration failed"
+	echo "deb-$cfg_key" >"$TREE/.mshare-config-key"
+fi
+[[ $flavour == mshare-deb ]] && cfg_key=deb-$cfg_key
+# <<< mshare-deb
 if [[ "$(cat "$TREE/.mshare-config-key" 2>/dev/null)" != "$cfg_key" || ! -f $TREE/.config ]]; then
 	note "configuring: tinyconfig + $(for f in "${FRAGMENTS[@]}"; do printf '%s ' "$(basename "$f")"; done)"
 	(
@@ -338,6 +431,86 @@ check_config() {
 	return $bad
 }
 check_config || die "configuration in $TREE/.config does not match ${FRAGMENTS[*]} (see the lines above)"
+# >>> mshare-deb
+# mshare-deb: make bindeb-pkg (linux-image, linux-headers, linux-libc-dev),
+# then the .debs, bzImage and config into images/<key>/.
+if [[ $flavour == mshare-deb ]]; then
+	export CCACHE_DIR=$CACHE/ccache CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+	# CC= on make's command line does not reach the make that debian/rules
+	# runs: ccache's gcc link comes first in PATH instead.
+	[[ -x /usr/lib/ccache/gcc ]] || die "/usr/lib/ccache/gcc is missing (package ccache)"
+	export PATH=/usr/lib/ccache:$PATH
+	kver=$(cd "$TREE" && make -s kernelversion) || die "make kernelversion failed in $TREE"
+	# uname -r: <version>-mshare-deb-<key>; the package version <version>-1
+	# (bindeb-pkg makes its revision, 1, the #1 of uname -v).
+	export LOCALVERSION=-mshare-deb-$key KDEB_PKGVERSION=$kver-1 KDEB_SOURCENAME=linux-mshare-deb \
+		KBUILD_BUILD_TIMESTAMP="mshare-bench-${#series[@]}patches$tag-$key" KBUILD_BUILD_USER=mshare \
+		KBUILD_BUILD_HOST=bench
+	BUILD_LOG=$TREE/.mshare-build.log
+	CC_TOTAL_FILE=$TREE_BASE/.mshare-cc-total
+	cc_total=$(cat "$CC_TOTAL_FILE" 2>/dev/null || true)
+	[[ $cc_total =~ ^[0-9]+$ ]] || cc_total=
+	rm -f "$TREE_BASE"/*.deb "$TREE_BASE"/*.buildinfo "$TREE_BASE"/*.changes
+	note "building Debian packages ($flavour flavour, make bindeb-pkg, -j$JOBS, ccache in $CCACHE_DIR, log $BUILD_LOG)"
+	(cd "$TREE" && exec make ARCH=x86_64 -j"$JOBS" DPKG_FLAGS="-j$JOBS" bindeb-pkg) >"$BUILD_LOG" 2>&1 &
+	make_pid=$!
+	trap 'kill -- "$make_pid" 2>/dev/null; exit 130' INT TERM
+	b_start=$(date +%s)
+	while true; do
+		for ((i = 0; i < PROGRESS; i++)); do
+			kill -0 "$make_pid" 2>/dev/null || break 2
+			sleep 1
+		done
+		kill -0 "$make_pid" 2>/dev/null || break
+		ncc=$(grep -cE '^  (CC|AS) ' "$BUILD_LOG" || true)
+		el=$(($(date +%s) - b_start))
+		msg="building ($flavour): $((el / 60))m$(printf %02d $((el % 60)))s elapsed, $ncc files compiled"
+		if [[ -n $cc_total ]]; then
+			msg+=" (a full build of this flavour compiles about $cc_total)"
+		else
+			msg+=" (total unknown: first build of this flavour)"
+		fi
+		note "$msg; last: $(grep -E '^  [A-Z]+ |^dpkg-deb: ' "$BUILD_LOG" | tail -n 1 | sed 's/^ *//; s/  */ /g')"
+	done
+	build_rc=0
+	wait "$make_pid" || build_rc=$?
+	trap - INT TERM
+	if [[ $build_rc != 0 ]]; then
+		grep -E -m 40 'error|Error' "$BUILD_LOG" >&2 || tail -n 40 "$BUILD_LOG" >&2
+		die "make bindeb-pkg failed; full log: $BUILD_LOG"
+	fi
+	grep -E 'warning:' "$BUILD_LOG" | grep -E 'mm/|mshare' >&2 || true
+	ncc=$(grep -cE '^  (CC|AS) ' "$BUILD_LOG" || true)
+	if [[ -z $cc_total || $ncc -gt $cc_total ]]; then echo "$ncc" >"$CC_TOTAL_FILE"; fi
+	debs=("$TREE_BASE"/linux-image-"$kver$LOCALVERSION"_*.deb)
+	[[ -f ${debs[0]} ]] || die "make bindeb-pkg left no linux-image-$kver${LOCALVERSION}_*.deb in $TREE_BASE"
+	rm -rf "$IMAGES/$key.tmp"
+	mkdir -p "$IMAGES/$key.tmp"
+	cp "$TREE_BASE"/*.deb "$IMAGES/$key.tmp/"
+	cp "$TREE/arch/x86/boot/bzImage" "$IMAGES/$key.tmp/bzImage"
+	cp "$TREE/.config" "$IMAGES/$key.tmp/config"
+	secs=$(($(date +%s) - t_start))
+	printf 'source %s %s\nflavour %s\nfragments %s\nbase x86_64_defconfig\nrelease %s\npackages %s\npatches %s\nbuild_seconds %s\ncompiled_files %s\njobs %s\nbuilt %s\n' \
+		"$SRC_PKG" "$src_version" "$flavour" \
+		"$(for f in "${FRAGMENTS[@]}"; do printf '%s ' "$(basename "$f")"; done)" \
+		"$kver$LOCALVERSION" "$(cd "$IMAGES/$key.tmp" && echo *.deb)" \
+		"${series[*]:-none}" "$secs" "$ncc" "$JOBS" "$(date -u +%FT%TZ)" >"$IMAGES/$key.tmp/info"
+	rm -rf "${IMAGES:?}/$key"
+	mv "$IMAGES/$key.tmp" "$IMAGES/$key"
+	# Keep the two most recent images of this flavour (each holds ~ the packages).
+	n=0
+	for d in $(ls -1td "$IMAGES"/*/ 2>/dev/null); do
+		d=${d%/}
+		[[ $d == *.tmp ]] && continue
+		[[ "$(sed -n 's/^flavour //p' "$d/info" 2>/dev/null)" == "$flavour" ]] || continue
+		n=$((n + 1))
+		[[ $n -le 2 ]] || rm -rf "$d"
+	done
+	note "built in ${secs}s ($flavour flavour, key $key, $ncc files compiled)"
+	publish
+	exit 0
+fi
+# <<< mshare-deb
 
 # ---- build ----
 export CCACHE_DIR=$CACHE/ccache CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}

@@ -12,12 +12,15 @@
 #   make kernel FLAVOUR=mshare-2025-debug (or make kernel-2025-debug)
 #                        the same under config/debug.config (KASAN, lockdep, ...);
 #                        leaves build/kernel-2025-debug/bzImage; not built by make test
+#   make kernel-deb      opt-in: mshare v1 on x86_64_defconfig + config/mshare-deb.config
+#                        as Debian packages (bindeb-pkg) for a real machine; leaves
+#                        build/kernel-deb/*.deb and bzImage; not built by make test
 #   make kernel-clean    remove build/kernel and build/kernel-debug (the shared
 #                        cache stays; kernel/build.sh --purge drops it)
 # They run kernel/build.sh through kernel/quiet-build.sh: a line per step,
 # the whole output in build/logs/kernel-FLAVOUR.log, a labelled image line.
 KERNEL_FLAVOUR := $(if $(filter 1 yes y,$(DEBUG)),debug,$(if $(FLAVOUR),$(FLAVOUR),normal))
-.PHONY: kernel kernel-debug kernel-2025 kernel-2025-v2 kernel-2025-debug kernel-clean
+.PHONY: kernel kernel-debug kernel-2025 kernel-2025-v2 kernel-2025-debug kernel-deb kernel-clean
 kernel:
 	@MSHARE_KERNEL_FLAVOUR=$(KERNEL_FLAVOUR) kernel/quiet-build.sh
 
@@ -40,3 +43,11 @@ kernel-clean:
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025 kernel/build.sh --clean
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025-v2 kernel/build.sh --clean
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025-debug kernel/build.sh --clean
+	@MSHARE_KERNEL_FLAVOUR=mshare-deb kernel/build.sh --clean
+
+# mshare v1 for a real machine (issue 28): x86_64_defconfig +
+# config/mshare-deb.config as Debian packages (make bindeb-pkg); leaves the
+# .debs and bzImage in build/kernel-deb/. Not built by make test.
+.PHONY: kernel-deb
+kernel-deb:
+	@MSHARE_KERNEL_FLAVOUR=mshare-deb kernel/quiet-build.sh

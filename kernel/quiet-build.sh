@@ -80,5 +80,11 @@ fi
 image=$(tail -n 1 "$tmp/out")
 key=$(cat "$(dirname "$image")/key" 2>/dev/null)
 secs=$(sed -n 's/^kernel\/build\.sh: built in \([0-9]*\)s .*/\1/p' "$log")
+# mshare-deb: build.sh names the packages before the image.
+if [ "$flavour" = mshare-deb ]; then
+	grep '\.deb$' "$tmp/out" | while read -r deb; do
+		echo "kernel package: $(step_show "$deb") ($(($(stat -c %s "$deb") / 1048576)) MiB)"
+	done
+fi
 echo "kernel image: $(step_show "$image") (patched mshare kernel, $flavour flavour, build key ${key:-unknown};" \
 	"$(if [ -n "$secs" ]; then echo "built in $secs s"; else echo "copied from the kernel cache"; fi))"

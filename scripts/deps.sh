@@ -9,7 +9,12 @@
 set -eu
 . "$(dirname "$0")/lib/step.sh"
 PACKAGES="build-essential pkg-config libpmem-dev libpmem2-dev libndctl-dev libdaxctl-dev libnuma-dev libhwloc-dev libjansson-dev \
-ndctl daxctl gnuplot-nox python3 python3-jinja2 qemu-system-x86 busybox-static e2fsprogs cpio"
+ndctl daxctl gnuplot-nox python3 python3-jinja2 qemu-system-x86 busybox-static e2fsprogs cpio \
+dpkg-dev fakeroot rsync kmod"
+# dpkg-dev, fakeroot, rsync, kmod (and cpio): `make kernel-deb`'s make
+# bindeb-pkg (dpkg-buildpackage under fakeroot; its debian/control's
+# Build-Depends); kernel/build.sh installs the rest of a kernel build's
+# (bc, flex, bison, libelf-dev, libssl-dev, ...) itself.
 # python3-jinja2: bench/report's HTML page. With --tests (make test,
 # .ci/run) also what only the tests use: chromium (headless), the report's
 # browser test, tests/bench/report.sh; a plain `make` or `make bench` does

@@ -92,6 +92,9 @@ usage: kernel/vm/run.sh [options] -- COMMAND [ARG...]
                      GiB to the info block, so 2 GiB leaves 1 GiB of data)
   --legacy-pmem      legacy e820 pmem (memmap=...!...) instead of an NVDIMM
   --no-pmem          no persistent memory at all
+  --no-nvdimm        a machine without NVDIMM support (no nvdimm=on, so no
+                     ACPI NFIT at all), as a machine without pmem hardware
+                     is; needs --legacy-pmem or --no-pmem
   --hugepages N      reserve N 2 MiB huge pages in the guest
   --swap MIB         a swap disk of MIB MiB (a sparse file on the host, a
                      virtio-blk disk in the guest), which the guest init
@@ -141,7 +144,7 @@ initrd=$root/build/vm/initramfs.cpio
 build=1 mem=2G pmem=4 cpus=2 align=2M pmem_mode=nvdimm hugepages=0 numa=1 pmem_node=
 swap_mib=0
 devdax= devdax_gib=2 pmem_image=
-timeout=900 out=$root/build/vm/out keep_out=0 extra_append= stream=stdout
+machine_nvdimm=1 timeout=900 out=$root/build/vm/out keep_out=0 extra_append= stream=stdout
 clock=tcg cpus_given=
 fail_on_warning=0 check_logs= crash_grace=30
 
@@ -165,6 +168,7 @@ while [ $# -gt 0 ]; do
 	--devdax-gib) need_arg "$@"; devdax_gib=$2; shift 2 ;;
 	--legacy-pmem) pmem_mode=legacy; shift ;;
 	--no-pmem) pmem_mode=none; shift ;;
+	--no-nvdimm) machine_nvdimm=0; shift ;;
 	--hugepages) need_arg "$@"; hugepages=$2; shift 2 ;;
 	--swap) need_arg "$@"; swap_mib=$2; shift 2 ;;
 	--timeout) need_arg "$@"; timeout=$2; shift 2 ;;
@@ -257,6 +261,8 @@ if [ -n "$devdax" ]; then
 		die "bad --devdax '$devdax': one namespace per alignment (/dev/dax-${devdax_aligns[0],,} names it)"
 	[ "$pmem_mode" = nvdimm ] || die "--devdax $devdax needs the NVDIMM (not --legacy-pmem or --no-pmem)"
 fi
+[ "$machine_nvdimm" = 1 ] || [ "$pmem_mode" != nvdimm ] ||
+	die "--no-nvdimm leaves the machine without the NVDIMM that is the default pmem: add --legacy-pmem (memmap=) or --no-pmem"
 [[ "$devdax_gib" =~ ^[0-9]+$ ]] && [ "$devdax_gib" -ge 2 ] || die "bad --devdax-gib '$devdax_gib' (whole GiB, at least 2)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
 [ -f "$kernel" ] || die "no kernel image at $kernel (run: make kernel)"
@@ -422,16 +428,21 @@ legacy)
 	# memmap=SIZE!START turns guest RAM into a legacy pmem range, so the
 	# VM gets RAM + pmem.  QEMU's pc machine puts at most 3 GiB below 4 GiB
 	# once RAM reaches 3.5 GiB: a guest of 3 GiB or more gets its pmem at
-	# 4 GiB; a small one gets it right after its RAM, all below 3 GiB.
+	# 4 GiB; a small one gets it right after its RAM, all below 3 GiB, with
+	# one 128 MiB memory section of RAM above it: the firmware reserves the
+	# last 128 KiB below the top of low RAM, and a range running into them
+	# ended unaligned (0x40000000-0xbffdffff for --mem 1G --pmem 2) and
+	# split in two, which the kernel refused ("misaligned, unable to map",
+	# no /dev/pmem0).
 	if [ "$mem_mib" -ge 3072 ]; then
-		start_mib=4096
-	elif [ $((mem_mib + pmem * 1024)) -le 3072 ]; then
-		start_mib=$mem_mib
+		start_mib=4096 top_mib=0
+	elif [ $((mem_mib + pmem * 1024 + 128)) -le 3072 ]; then
+		start_mib=$mem_mib top_mib=128
 	else
 		echo "run.sh: --legacy-pmem with --mem $mem and --pmem $pmem: guest RAM becomes 3 GiB" >&2
-		mem_mib=3072 start_mib=4096
+		mem_mib=3072 start_mib=4096 top_mib=0
 	fi
-	ram_mib=$((mem_mib + pmem * 1024))
+	ram_mib=$((mem_mib + pmem * 1024 + top_mib))
 	mem_arg="${ram_mib}M"
 	append="$append memmap=${pmem}G!${start_mib}M"
 	;;
@@ -473,7 +484,7 @@ now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 : >"$log"
 start_ms=$(now_ms)
 qemu-system-x86_64 \
-	-machine pc,nvdimm=on "${accel_args[@]}" -cpu max -smp "$smp" \
+	-machine "pc$([ "$machine_nvdimm" = 1 ] && echo ,nvdimm=on)" "${accel_args[@]}" -cpu max -smp "$smp" \
 	-m "$mem_arg" "${numa_args[@]}" "${pmem_args[@]}" "${swap_args[@]}" \
 	-kernel "$kernel" -initrd "$work/initrd.cpio" -append "$append" \
 	-nodefaults -display none -monitor none -serial "file:$log" -no-reboot \

@@ -29,6 +29,7 @@ check "run.sh refuses --numa two" refused two --numa two
 check "run.sh refuses --numa 2 with --cpus 3 (not one socket per node)" refused "--cpus 3" --numa 2 --cpus 3
 check "run.sh refuses --pmem-node 2 on 2 nodes" refused "'2'" --numa 2 --pmem-node 2
 check "run.sh refuses --pmem-node with --no-pmem" refused "--pmem-node 0" --numa 2 --no-pmem --pmem-node 0
+check "run.sh refuses --no-nvdimm with the NVDIMM pmem" refused "--no-nvdimm" --no-nvdimm
 no_command() {
 	err=$("$run" --no-build --cpus 1 -- 2>&1 >/dev/null)
 	[ $? = 126 ] && printf '%s' "$err" | grep -q "no command"
