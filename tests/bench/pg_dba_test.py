@@ -47,6 +47,19 @@ with tempfile.TemporaryDirectory() as d:
     r = run(TOOL, bad2, "--dry-run")
     t.ok(r.returncode == 2 and "--clock kvm" in r.stderr, "the dba workload refuses a clock it does not run under", r.stderr)
 
+    s25 = os.path.join(d, "d25.sweep")
+    open(s25, "w").write(SPEC.replace("modes = 4k", "modes = mshare-2025-dax, 4k"))
+    env = dict(os.environ)
+    env.pop("MSHARE_VM_KERNEL", None)
+    r = subprocess.run([TOOL, s25, "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    t.ok(r.returncode == 2 and "mshare-2025-dax needs the mshare-2025 kernel" in r.stderr
+         and "MSHARE_VM_KERNEL=build/kernel-2025/bzImage" in r.stderr,
+         "the 2025 design's mode is refused under the default (2022 series) kernel, saying which to boot", r.stderr)
+    env["MSHARE_VM_KERNEL"] = "build/kernel-2025/bzImage"
+    r = subprocess.run([TOOL, s25, "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    t.ok(r.returncode == 0 and "guest-mshare-2025-dax-c4-s64MB-pgbench-dba" in r.stdout.split(),
+         "... and accepted with MSHARE_VM_KERNEL=build/kernel-2025/bzImage", r.stdout + r.stderr)
+
 # --- passes and the VmPTE split on the recorded fixture ---
 passes_text = open(os.path.join(FIX, "pg", "4k-c4.passes")).read()
 rows = pgdba.parse_passes(passes_text)
@@ -98,8 +111,9 @@ with tempfile.TemporaryDirectory() as d:
     rec = json.load(open(recs[0])) if recs else {}
     res = rec.get("results", {})
     cond = res.get("conditions", {})
-    t.ok(all(cond.get(k) is not None for k in ("shared_buffers", "scale", "connections", "mode", "kernel", "clock")),
+    t.ok(all(cond.get(k) is not None for k in ("shared_buffers", "scale", "connections", "mode", "kernel", "clock", "design")),
          "the record states its conditions", cond)
+    t.ok(cond.get("design") == "no mshare", "a 4k record's design: no mshare", cond.get("design"))
     dba = res.get("dba") or {}
     t.ok(dba.get("first_pass") == fp and dba.get("vmpte_split") == split, "the record holds the split and faults", dba)
     tx, win = res.get("faults", {}).get("transactions"), res.get("faults", {}).get("window_s")
