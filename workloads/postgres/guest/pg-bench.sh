@@ -12,7 +12,9 @@
 # /proc/self/stat) to PGRUN/pass/PID; then pgbench -S transactions. The
 # window (faults, TPS, latency) starts when all N passes are done, after
 # `mshare-bench plan --pid` has read every backend's VmPTE and pagemap
-# (MODE-cN.pid.json).
+# (MODE-cN.pid.json; not for mshare-2025-dax, see there), and lasts
+# DURATION_S guest s; then pgbench is stopped (SIGSTOP) until its -T has
+# run out and continued, so that it ends with its summary at no host cost.
 # MODES and CONNECTIONS are comma-separated (4k, hugetlb-2m, mshare-dax,
 # mshare-shmem; 10,100,...). One cluster on the DAX mount, `pgbench -i -s
 # SCALE` once; then per N, per mode (N outermost): start the server,
