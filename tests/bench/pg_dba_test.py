@@ -96,6 +96,9 @@ t.ok(ms["own_bytes"]["sum"] == split["vmpte_bytes"]["sum"] and ms["segment_bytes
      and "by construction" in ms["segment_bytes"]["kind"] and ms["vmpte_bytes"]["kind"] == "measured",
      "mshare: all of VmPTE is the backend's own, the segment's 0 said to be by construction", ms)
 t.ok(pgdba.vmpte_split_mshare(None, 4, 0, 0) is None, "mshare: no VmPTE read, no split")
+ms25 = pgdba.vmpte_split_mshare(4 << 20, 4, 1 << 20, 1 << 20, design=2025)
+t.ok(ms25["segment_bytes"]["sum"] == 0 and "2025 design" in ms25["segment_bytes"]["kind"]
+     and "2025" not in ms["segment_bytes"]["kind"], "the 2025 design's split says why its segment part is 0", ms25)
 t.ok(pgdba.instructions_per_tx("guest-tcg-ns", 10.0, 1000) is None
      and pgdba.instructions_per_tx("guest-instructions", 2.0, 1000) == 2e6,
      "instructions per transaction only under the instruction clock (ns = instructions)")
