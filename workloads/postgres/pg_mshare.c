@@ -42,6 +42,14 @@
  * "pg-mshare-<postmaster pid>-*" left in /sys/fs/mshare and removes any
  * backing file of that prefix left in PGMSHARE_DIR.
  *
+ * PGMSHARE_DESIGN=2025 (mode mshare-2025-dax; default 2022): the 2025
+ * design (series v3, the mshare-2025 kernel) instead: the DAX backing file
+ * is mapped into a new msharefs region file (open, ftruncate to the
+ * alignment in mshare_info, ioctl MSHAREFS_CREATE_MAPPING) and the region
+ * is mmap()ed at the address in the postmaster; forked backends inherit
+ * the mapping (no attach); munmap unmaps the whole region and the
+ * postmaster removes the region file (segment_create_2025 below).
+ *
  * When the kernel has no mshare (checked as harness/mshare_detect.c does:
  * /proc/sys/vm/mshare_size and msharefs in /proc/filesystems, never by trying
  * syscall numbers) or anything in the set-up fails, the mmap fails with a
