@@ -87,16 +87,23 @@ MSHARE_SEGMENT = ("0 by construction: mshare keeps the region's page tables in t
                   "through mshare(), not as the postmaster's mapping), so VmPTE is all the backend's own")
 
 
-def vmpte_split_mshare(vmpte_sum_bytes, backends, vmin_bytes, vmax_bytes):
+MSHARE_2025_SEGMENT = ("0 by construction: in the 2025 design the region's page tables belong to the region's "
+                       "host mm; a backend's P4D entry links them, and VmPTE counts only the backend's own page-table "
+                       "pages, so VmPTE is all the backend's own")
+
+
+def vmpte_split_mshare(vmpte_sum_bytes, backends, vmin_bytes, vmax_bytes, design=2022):
     """The split for an mshare mode, from the backends' VmPTE (MEASURED in
-    the snapshot of their /proc/PID/status): the segment's part is 0."""
+    the snapshot of their /proc/PID/status): the segment's part is 0.
+    design: 2022 (the series' v1, mshare()) or 2025 (msharefs, v3)."""
     if vmpte_sum_bytes is None or not backends:
         return None
     mean = round(vmpte_sum_bytes / backends, 1)
     vm = {"count": backends, "mean": mean, "min": vmin_bytes, "max": vmax_bytes, "sum": vmpte_sum_bytes}
     return {"backends": backends, "backends_missing": 0, "segment": None, "source": "the window's /proc/PID/status snapshot",
             "vmpte_bytes": dict(vm, kind="measured"),
-            "segment_bytes": {"count": backends, "mean": 0, "min": 0, "max": 0, "sum": 0, "kind": MSHARE_SEGMENT},
+            "segment_bytes": {"count": backends, "mean": 0, "min": 0, "max": 0, "sum": 0,
+                              "kind": MSHARE_2025_SEGMENT if design == 2025 else MSHARE_SEGMENT},
             "own_bytes": dict(vm, kind="measured VmPTE (the segment's part is 0)"),
             "touched_spans_2m_mean": None}
 

@@ -47,6 +47,19 @@ with tempfile.TemporaryDirectory() as d:
     r = run(TOOL, bad2, "--dry-run")
     t.ok(r.returncode == 2 and "--clock kvm" in r.stderr, "the dba workload refuses a clock it does not run under", r.stderr)
 
+    s25 = os.path.join(d, "d25.sweep")
+    open(s25, "w").write(SPEC.replace("modes = 4k", "modes = mshare-2025-dax, 4k"))
+    env = dict(os.environ)
+    env.pop("MSHARE_VM_KERNEL", None)
+    r = subprocess.run([TOOL, s25, "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    t.ok(r.returncode == 2 and "mshare-2025-dax needs the mshare-2025 kernel" in r.stderr
+         and "MSHARE_VM_KERNEL=build/kernel-2025/bzImage" in r.stderr,
+         "the 2025 design's mode is refused under the default (2022 series) kernel, saying which to boot", r.stderr)
+    env["MSHARE_VM_KERNEL"] = "build/kernel-2025/bzImage"
+    r = subprocess.run([TOOL, s25, "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    t.ok(r.returncode == 0 and "guest-mshare-2025-dax-c4-s64MB-pgbench-dba" in r.stdout.split(),
+         "... and accepted with MSHARE_VM_KERNEL=build/kernel-2025/bzImage", r.stdout + r.stderr)
+
 # --- passes and the VmPTE split on the recorded fixture ---
 passes_text = open(os.path.join(FIX, "pg", "4k-c4.passes")).read()
 rows = pgdba.parse_passes(passes_text)
@@ -83,6 +96,9 @@ t.ok(ms["own_bytes"]["sum"] == split["vmpte_bytes"]["sum"] and ms["segment_bytes
      and "by construction" in ms["segment_bytes"]["kind"] and ms["vmpte_bytes"]["kind"] == "measured",
      "mshare: all of VmPTE is the backend's own, the segment's 0 said to be by construction", ms)
 t.ok(pgdba.vmpte_split_mshare(None, 4, 0, 0) is None, "mshare: no VmPTE read, no split")
+ms25 = pgdba.vmpte_split_mshare(4 << 20, 4, 1 << 20, 1 << 20, design=2025)
+t.ok(ms25["segment_bytes"]["sum"] == 0 and "2025 design" in ms25["segment_bytes"]["kind"]
+     and "2025" not in ms["segment_bytes"]["kind"], "the 2025 design's split says why its segment part is 0", ms25)
 t.ok(pgdba.instructions_per_tx("guest-tcg-ns", 10.0, 1000) is None
      and pgdba.instructions_per_tx("guest-instructions", 2.0, 1000) == 2e6,
      "instructions per transaction only under the instruction clock (ns = instructions)")
@@ -98,8 +114,9 @@ with tempfile.TemporaryDirectory() as d:
     rec = json.load(open(recs[0])) if recs else {}
     res = rec.get("results", {})
     cond = res.get("conditions", {})
-    t.ok(all(cond.get(k) is not None for k in ("shared_buffers", "scale", "connections", "mode", "kernel", "clock")),
+    t.ok(all(cond.get(k) is not None for k in ("shared_buffers", "scale", "connections", "mode", "kernel", "clock", "design")),
          "the record states its conditions", cond)
+    t.ok(cond.get("design") == "no mshare", "a 4k record's design: no mshare", cond.get("design"))
     dba = res.get("dba") or {}
     t.ok(dba.get("first_pass") == fp and dba.get("vmpte_split") == split, "the record holds the split and faults", dba)
     tx, win = res.get("faults", {}).get("transactions"), res.get("faults", {}).get("window_s")

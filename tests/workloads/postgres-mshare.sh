@@ -16,7 +16,17 @@
 #   i.e. SIGINT) no msharefs entry and no backing file is left; a backend
 #   SIGKILLed makes the postmaster's crash restart replace the region; after
 #   the postmaster is SIGKILLed nothing is left either.
+# PG_MSHARE_TEST_MODE=mshare-2025-dax (tests/workloads/postgres-mshare-2025.sh)
+# runs the same on the mshare-2025 kernel (KERNEL_TEST_IMAGE) with the
+# library's 2025 design; the host part then checks its refusal without
+# msharefs.
 set -u
+MMODE=${PG_MSHARE_TEST_MODE:-mshare-dax}
+case $MMODE in
+mshare-dax) design=2022 nomshare="mshare not available on this kernel: /proc/sys/vm/mshare_size missing" ;;
+mshare-2025-dax) design=2025 nomshare="mshare (2025 design) not available on this kernel: msharefs not registered in /proc/filesystems" ;;
+*) echo "PG_MSHARE_TEST_MODE '$MMODE' (mshare-dax or mshare-2025-dax)" >&2; exit 2 ;;
+esac
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 . tests/lib/tap.sh
@@ -47,7 +57,7 @@ trap 'exit 130' INT TERM
 . tests/lib/postgres.sh
 if [ ! -x "$PGBIN/postgres" ]; then
 	skip "host: PostgreSQL refuses to start without mshare" "postgresql-15 is not installed ($PGBIN/postgres missing)"
-elif [ -e /proc/sys/vm/mshare_size ]; then
+elif [ -e /proc/sys/vm/mshare_size ] || grep -qw msharefs /proc/filesystems; then
 	skip "host: PostgreSQL refuses to start without mshare" "this kernel has mshare"
 else
 	pg_owner "$tmp"
@@ -58,17 +68,17 @@ else
 		not_ok "host: initdb a throw-away cluster"
 	else
 		for hp in off try; do
-			as_pg env LD_PRELOAD="$tmp/pg-mshare.so" "$PGBIN/pg_ctl" -D "$tmp/data" -l "$tmp/refused-$hp.log" -w -t 60 \
+			as_pg env LD_PRELOAD="$tmp/pg-mshare.so" PGMSHARE_DESIGN=$design "$PGBIN/pg_ctl" -D "$tmp/data" -l "$tmp/refused-$hp.log" -w -t 60 \
 				-o "$opts -c huge_pages=$hp" start >"$tmp/pg_ctl.log" 2>&1
 			rc=$?
 			# The refusal is expected: its FATAL lines are checked here and
 			# the server log shown only when they are not what they should be.
 			if [ $rc != 0 ] && [ ! -f "$tmp/data/postmaster.pid" ] &&
-				grep -q "pg-mshare\[[0-9]*\]: FATAL: mshare not available on this kernel: /proc/sys/vm/mshare_size missing" "$tmp/refused-$hp.log" &&
+				grep -qF "FATAL: $nomshare" "$tmp/refused-$hp.log" && grep -q "pg-mshare\[[0-9]*\]: FATAL: " "$tmp/refused-$hp.log" &&
 				grep -q "FATAL:  could not map anonymous shared memory" "$tmp/refused-$hp.log"; then
-				ok "host, huge_pages=$hp: with the library PostgreSQL refuses to start, saying mshare is missing (pg_ctl exit $rc; the library's FATAL and PostgreSQL's are in the server log)"
+				ok "host, huge_pages=$hp, design $design: with the library PostgreSQL refuses to start, saying mshare is missing (pg_ctl exit $rc; the library's FATAL and PostgreSQL's are in the server log)"
 			else
-				not_ok "host, huge_pages=$hp: with the library PostgreSQL refuses to start, saying mshare is missing (pg_ctl exit $rc)"
+				not_ok "host, huge_pages=$hp, design $design: with the library PostgreSQL refuses to start, saying mshare is missing (pg_ctl exit $rc)"
 				sed 's/^/# server: /' "$tmp/refused-$hp.log"
 			fi
 		done
@@ -99,8 +109,8 @@ if ! make -s --no-print-directory pg-initramfs >"$out.build.log" 2>&1; then
 fi
 echo "# guest: booting the patched kernel with PostgreSQL (TCG; its steps and a line a minute follow; log $out.vm.log)"
 t0=$(date +%s)
-kernel/vm/run.sh --no-build --initrd build/vm/initramfs-pg.cpio --mem 2G --timeout 2000 --out "$out" \
-	-- /guest/pg/pg-test.sh 20 >"$out.vm.log" 2>&1 &
+kernel/vm/run.sh --no-build --kernel "${KERNEL_TEST_IMAGE:-build/kernel/bzImage}" --initrd build/vm/initramfs-pg.cpio \
+	--mem 2G --timeout 2000 --out "$out" -- /guest/pg/pg-test.sh 20 "$MMODE" >"$out.vm.log" 2>&1 &
 vm_pid=$!
 trap 'kill -TERM $vm_pid 2>/dev/null; wait $vm_pid; exit 143' TERM INT
 seen=0 beat=$t0
@@ -123,9 +133,9 @@ if [ $rc -ne 0 ] || [ ! -f "$out/pgtest/facts.txt" ]; then
 	finish
 fi
 ok "guest: pg-test.sh ran ($(($(date +%s) - t0)) s)"
-python3 - "$out/pgtest" >"$out/verdicts.txt" 2>&1 <<'PY'
+python3 - "$out/pgtest" "$MMODE" >"$out/verdicts.txt" 2>&1 <<'PY'
 import os, re, sys
-d = sys.argv[1]
+d, mm = sys.argv[1], sys.argv[2]
 f = {}
 for line in open(os.path.join(d, "facts.txt")):
     k, _, v = line.rstrip("\n").partition("=")
@@ -138,15 +148,18 @@ t(f.get("check.rc") == "0" and "FAIL" not in check and check.count("check: ok") 
   "library without PostgreSQL: children attach at the same address, sem_wait/sem_post and FUTEX_WAKE work on the region")
 t(f.get("check.left", "x").strip() == "", f"library without PostgreSQL: munmap left no msharefs entry ({f.get('check.left')!r})")
 t(f.get("init") == "ok", "initdb on the DAX mount")
-log = open(os.path.join(d, "server-mshare-dax.log")).read() if os.path.exists(os.path.join(d, "server-mshare-dax.log")) else ""
+log = open(os.path.join(d, f"server-{mm}.log")).read() if os.path.exists(os.path.join(d, f"server-{mm}.log")) else ""
 m = re.search(r"pg-mshare\[\d+\]: main shared memory: (\d+) bytes at 0x20000000000 on mshare region (\S+) .*backed by DAX file", log)
-t(f.get("mshare-dax.start") == "ok" and m and f.get("mshare-dax.msharefs_running", "").strip() == (m.group(2) if m else None),
-  f"mshare-dax: PostgreSQL starts with its main shared memory on mshare ({m.group(0) if m else 'no pg-mshare line in the server log'})")
+design_ok = ("2025 design, mshare-2025 v3, the file mapped into it by ioctl MSHAREFS_CREATE_MAPPING" in log) == (mm == "mshare-2025-dax")
+t(f.get(f"{mm}.start") == "ok" and m and design_ok and f.get(f"{mm}.msharefs_running", "").strip() == (m.group(2) if m else None),
+  f"{mm}: PostgreSQL starts with its main shared memory on mshare ({m.group(0) if m else 'no pg-mshare line in the server log'})")
+if mm == "mshare-2025-dax":
+    t("patches-2025v3" in f.get("kernel", ""), f"{mm}: the guest ran the mshare-2025 v3 kernel ({f.get('kernel')!r})")
 blocks = [int(x) for x in f.get("blocks", "0").split()]
 nbuf = int(f.get("nbuffers", "0") or 0)
 t(nbuf == 8192 and sum(blocks) >= 0.85 * nbuf and all(b < nbuf // 4 for b in blocks),
   f"the tables fill {sum(blocks)} of the {nbuf} buffers, each under a quarter ({blocks})")
-for mode in ("4k", "mshare-dax"):
+for mode in ("4k", mm):
     t(f.get(f"{mode}.readers_read") == "ok" and f.get(f"{mode}.readers") == "20",
       f"{mode}: 20 connections waited at the gate, were woken and read every table ({f.get(mode + '.readers_read')})")
     full = 0
@@ -160,11 +173,11 @@ for mode in ("4k", "mshare-dax"):
     t(ok, f"{mode}: a row written through one connection (pid {row[1] if len(row) > 1 else '?'}) is read through another ({row[2] if len(row) > 2 else '?'})")
     t(f.get(f"{mode}.stopped") == "yes", f"{mode}: pg_ctl stop -m fast (SIGINT) stops the server")
 pt4 = int(f.get("4k.region_pt_kb", "0") or 0)
-ptm = int(f.get("mshare-dax.region_pt_kb", "-1") or -1)
+ptm = int(f.get(f"{mm}.region_pt_kb", "-1") or -1)
 t(pt4 >= 20 * 64, f"4k: the 20 connections built {pt4} KiB of region page tables reading (at least 64 KiB each expected for 64 MiB of 4 KiB pages)")
-t(0 <= ptm <= pt4 / 100, f"mshare-dax: the 20 connections' region page tables {ptm} KiB <= 1% of 4k's {pt4} KiB")
-left = f.get("mshare-dax.left_after_stop", "x")
-t(left.strip(" |") == "", f"mshare-dax: after shutdown no msharefs entry and no backing file ({left!r})")
+t(0 <= ptm <= pt4 / 100, f"{mm}: the 20 connections' region page tables {ptm} KiB <= 1% of 4k's {pt4} KiB")
+left = f.get(f"{mm}.left_after_stop", "x")
+t(left.strip(" |") == "", f"{mm}: after shutdown no msharefs entry and no backing file ({left!r})")
 rb, ra = f.get("restart.msharefs_before", "").split(), f.get("restart.msharefs_after", "").split()
 t(len(rb) == 1 and rb[0].endswith("-0") and len(ra) == 1 and ra[0] == rb[0][:-2] + "-1" and
   f.get("restart.query") == "2" and f.get("restart.backing_files", "x").strip() == "",

@@ -42,6 +42,14 @@
  * "pg-mshare-<postmaster pid>-*" left in /sys/fs/mshare and removes any
  * backing file of that prefix left in PGMSHARE_DIR.
  *
+ * PGMSHARE_DESIGN=2025 (mode mshare-2025-dax; default 2022): the 2025
+ * design (series v3, the mshare-2025 kernel) instead: the DAX backing file
+ * is mapped into a new msharefs region file (open, ftruncate to the
+ * alignment in mshare_info, ioctl MSHAREFS_CREATE_MAPPING) and the region
+ * is mmap()ed at the address in the postmaster; forked backends inherit
+ * the mapping (no attach); munmap unmaps the whole region and the
+ * postmaster removes the region file (segment_create_2025 below).
+ *
  * When the kernel has no mshare (checked as harness/mshare_detect.c does:
  * /proc/sys/vm/mshare_size and msharefs in /proc/filesystems, never by trying
  * syscall numbers) or anything in the set-up fails, the mmap fails with a
@@ -60,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -67,11 +76,13 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../harness/linux_compat.h"
 #include "../../kernel/include/mshare-uapi.h"
+#include "../../kernel/include/msharefs-uapi.h"
 
 #define DEFAULT_ADDR 0x20000000000UL /* 2 TiB: a whole PGD slot of its own */
 #define DEFAULT_DIR "/mnt/pmem"
@@ -85,7 +96,10 @@ static struct {
 	bool in_own_fork;  /* forking the reaper: no attach */
 	bool live;         /* a segment of ours is mapped here */
 	bool shmem;        /* PGMSHARE_BACKING=shmem */
+	bool v2025;        /* PGMSHARE_DESIGN=2025: an msharefs region file */
 	char name[64];
+	char region_path[sizeof(MSHAREFS_DIR) + 64]; /* 2025: the region file */
+	size_t region_bytes; /* 2025: the region's size (what is mapped) */
 	char dir[PATH_MAX];
 	uintptr_t addr;    /* 0: PGMSHARE_ADDR was bad (message in bad_env) */
 	size_t size;
@@ -179,6 +193,13 @@ __attribute__((constructor)) static void pg_mshare_init(void)
 		else
 			st.addr = a;
 	}
+	if ((e = getenv("PGMSHARE_DESIGN")) && *e) {
+		if (strcmp(e, "2025") == 0)
+			st.v2025 = true;
+		else if (strcmp(e, "2022") != 0)
+			snprintf(st.bad_env, sizeof(st.bad_env),
+				 "PGMSHARE_DESIGN '%s' (expected 2022 or 2025)", e);
+	}
 	if ((e = getenv("PGMSHARE_BACKING")) && *e) {
 		if (strcmp(e, "shmem") == 0)
 			st.shmem = true;
@@ -198,7 +219,9 @@ static void atfork_child(void)
 	int fd;
 
 	st.child = true;
-	if (!st.live || st.in_own_fork)
+	/* 2025 design: the child inherited the region's mapping (its first
+	 * touch links the region's page tables); nothing to attach. */
+	if (!st.live || st.in_own_fork || st.v2025)
 		return;
 	snprintf(path, sizeof(path), "%s/%s", MSHARE_FS_DIR, st.name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -249,7 +272,17 @@ static void reaper_main(int rfd, pid_t owner)
 			break;
 	}
 	snprintf(prefix, sizeof(prefix), NAME_PREFIX "%ld-", (long)owner);
-	if (mshare_kernel_supported() && (dir = opendir(MSHARE_FS_DIR))) {
+	/* 2025 design: a region is a file; its name goes with unlink(). */
+	if (st.v2025 && (dir = opendir(MSHAREFS_DIR))) {
+		while ((d = readdir(dir))) {
+			if (strncmp(d->d_name, prefix, strlen(prefix)) != 0)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", MSHAREFS_DIR, d->d_name);
+			if (unlink(path) == 0)
+				say("reaper: removed msharefs region %s left by postmaster %ld", path, (long)owner);
+		}
+		closedir(dir);
+	} else if (!st.v2025 && mshare_kernel_supported() && (dir = opendir(MSHARE_FS_DIR))) {
 		while ((d = readdir(dir))) {
 			long i;
 
@@ -367,11 +400,175 @@ static void *fail(int err, const char *fmt, ...)
 	return MAP_FAILED;
 }
 
+/* ---- the 2025 design (msharefs regions, series v3; PGMSHARE_DESIGN=2025) ----
+ * Detected as harness/backend_mshare2025.c's m25_detect does, from files
+ * only: no /proc/sys/vm/mshare_size (the 2022 series), msharefs in
+ * /proc/filesystems, and MSHAREFS_INFO holding the alignment. 0 with the
+ * alignment, or -1 and why. */
+static int m25_detect(unsigned long *align, char *why, size_t why_len)
+{
+	char line[128];
+	bool fs = false;
+	unsigned long v = 0;
+	struct stat sb;
+	FILE *f;
+	int ok;
+
+	if (stat(MSHARE_2022_SYSCTL, &sb) == 0) {
+		snprintf(why, why_len, "this kernel has the 2022 mshare series (%s exists), not the 2025 design",
+			 MSHARE_2022_SYSCTL);
+		return -1;
+	}
+	if ((f = fopen("/proc/filesystems", "re"))) {
+		while (!fs && fgets(line, sizeof(line), f))
+			fs = strstr(line, "\t" MSHAREFS_TYPE "\n") != NULL;
+		fclose(f);
+	}
+	if (!fs) {
+		snprintf(why, why_len, "mshare (2025 design) not available on this kernel: %s not registered in /proc/filesystems",
+			 MSHAREFS_TYPE);
+		return -1;
+	}
+	if (!(f = fopen(MSHAREFS_INFO, "re"))) {
+		snprintf(why, why_len, "msharefs is not mounted at %s (%s missing; mount -t %s %s %s)", MSHAREFS_DIR,
+			 MSHAREFS_INFO, MSHAREFS_TYPE, MSHAREFS_TYPE, MSHAREFS_DIR);
+		return -1;
+	}
+	ok = fscanf(f, "%lu", &v) == 1 && v >= 4096 && (v & (v - 1)) == 0;
+	fclose(f);
+	if (!ok) {
+		snprintf(why, why_len, "%s does not hold a power of two >= 4096", MSHAREFS_INFO);
+		return -1;
+	}
+	*align = v;
+	return 0;
+}
+
+/* The design version as this suite's kernels name it in uname -v
+ * (kernel/build.sh: "...patches-2025v3-<key>"), as m25_design does. */
+static void m25_design(char *out, size_t len)
+{
+	struct utsname u;
+	const char *t = uname(&u) == 0 ? strstr(u.version, "patches-2025") : NULL;
+
+	if (!t)
+		snprintf(out, len, "mshare-2025 (version unknown)");
+	else if (t[12] == 'v' && t[13] >= '0' && t[13] <= '9')
+		snprintf(out, len, "mshare-2025 v%c", t[13]);
+	else
+		snprintf(out, len, "mshare-2025 v2");
+}
+
+/* The segment as a DAX file mapped into a new msharefs region, the region
+ * mapped here at st.addr (fork passes the mapping on to every backend). */
+static void *segment_create_2025(size_t len)
+{
+	char path[PATH_MAX + 80], what[PATH_MAX + 200], why[1400], design[64];
+	size_t obj = (len + 4095) & ~(size_t)4095;
+	struct mshare_create mc;
+	unsigned long align;
+	int dfd = -1, rfd = -1, e;
+	void *p = MAP_FAILED;
+
+	if (st.bad_env[0])
+		return fail(EINVAL, "%s", st.bad_env);
+	if (st.shmem)
+		return fail(EINVAL, "PGMSHARE_DESIGN=2025 maps a DAX file into the region: PGMSHARE_BACKING=shmem is not supported with it");
+	if (m25_detect(&align, why, sizeof(why)) != 0)
+		return fail(ENOSYS, "%s", why);
+	if (st.addr % align != 0)
+		return fail(EINVAL, "PGMSHARE_ADDR 0x%lx is not a multiple of the msharefs alignment %lu (%s)",
+			    (unsigned long)st.addr, align, MSHAREFS_INFO);
+	if (range_busy(st.addr, st.addr + align, what, sizeof(what)))
+		return fail(EEXIST, "the msharefs range 0x%lx-0x%lx is not free: %s (set PGMSHARE_ADDR)",
+			    (unsigned long)st.addr, (unsigned long)(st.addr + align), what);
+	if (start_reaper() != 0)
+		return fail(EAGAIN, "cannot start the clean-up process");
+	st.owner = getpid();
+	snprintf(st.name, sizeof(st.name), NAME_PREFIX "%ld-%u", (long)st.owner, st.gen++);
+	snprintf(st.region_path, sizeof(st.region_path), "%s/%s", MSHAREFS_DIR, st.name);
+	st.region_bytes = (obj + align - 1) / align * align;
+	snprintf(path, sizeof(path), "%s/%s.shm", st.dir, st.name);
+	dfd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (dfd < 0)
+		return fail(errno, "cannot create the backing file %s (PGMSHARE_DIR): %s", path, strerror(errno));
+	if (!fd_is_dax(dfd)) {
+		e = EINVAL;
+		snprintf(why, sizeof(why), "backing file %.300s is not DAX (STATX_ATTR_DAX clear): PGMSHARE_DIR must be on an fsdax mount", path);
+		goto out;
+	}
+	if (fallocate(dfd, 0, 0, (off_t)obj) != 0) {
+		e = errno;
+		snprintf(why, sizeof(why), "cannot allocate %zu bytes for %.300s: %s", obj, path, strerror(e));
+		goto out;
+	}
+	rfd = open(st.region_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (rfd < 0) {
+		e = errno;
+		snprintf(why, sizeof(why), "cannot create the msharefs region %s: %s", st.region_path, strerror(e));
+		goto out;
+	}
+	if (ftruncate(rfd, (off_t)st.region_bytes) != 0) {
+		e = errno;
+		snprintf(why, sizeof(why), "ftruncate(%s, %zu): %s", st.region_path, st.region_bytes, strerror(e));
+		goto out;
+	}
+	memset(&mc, 0, sizeof(mc));
+	mc.region_offset = 0;
+	mc.size = obj;
+	mc.offset = 0;
+	mc.prot = PROT_READ | PROT_WRITE;
+	mc.flags = MAP_SHARED | MAP_FIXED;
+	mc.fd = (__u32)dfd;
+	if (ioctl(rfd, MSHAREFS_CREATE_MAPPING, &mc) != 0) {
+		e = errno;
+		snprintf(why, sizeof(why), "ioctl(%s, MSHAREFS_CREATE_MAPPING, %zu bytes of the DAX file %.300s): %s%s",
+			 st.region_path, obj, path, strerror(e),
+			 e == EINVAL ? " (a kernel whose regions take anonymous memory only: the v2 port?)" : "");
+		goto out;
+	}
+	p = real_mmap((void *)st.addr, st.region_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
+		      rfd, 0);
+	if (p != (void *)st.addr) {
+		e = p == MAP_FAILED ? errno : EEXIST;
+		snprintf(why, sizeof(why), "mmap of the msharefs region %s (%zu bytes) at 0x%lx: %s", st.region_path,
+			 st.region_bytes, (unsigned long)st.addr, p == MAP_FAILED ? strerror(e) : "placed elsewhere");
+		if (p != MAP_FAILED)
+			real_munmap(p, st.region_bytes);
+		p = MAP_FAILED;
+		goto out;
+	}
+	e = 0;
+out:
+	/* Success: the region's host mapping holds the file, this mapping the
+	 * region; neither name nor descriptor of the data file is needed. */
+	if (rfd >= 0)
+		close(rfd);
+	close(dfd);
+	unlink(path);
+	if (e) {
+		if (rfd >= 0)
+			unlink(st.region_path);
+		return fail(e, "%s", why);
+	}
+	st.size = len;
+	st.live = true;
+	m25_design(design, sizeof(design));
+	say("main shared memory: %zu bytes at 0x%lx on mshare region %s (%s, an msharefs region file of %zu bytes: "
+	    "2025 design, %s, the file mapped into it by ioctl MSHAREFS_CREATE_MAPPING), backed by DAX file %s "
+	    "(removed once mapped)",
+	    len, (unsigned long)st.addr, st.name, st.region_path, st.region_bytes, design, path);
+	return p;
+}
+
 static void *segment_create(size_t len)
 {
 	char path[PATH_MAX + 80], what[PATH_MAX + 200];
 	void *p;
 	int fd = -1;
+
+	if (st.v2025)
+		return segment_create_2025(len);
 
 	if (st.bad_env[0])
 		return fail(EINVAL, "%s", st.bad_env);
@@ -499,6 +696,15 @@ int pg_mshare_munmap(void *addr, size_t len)
 			return -1;
 		}
 		st.live = false;
+		if (st.v2025) {
+			/* The whole region (an msharefs mapping cannot be split);
+			 * the region's name goes with its creator's unmap. */
+			if (real_munmap((void *)st.addr, st.region_bytes) != 0)
+				return -1;
+			if (getpid() == st.owner && unlink(st.region_path) != 0)
+				say("unlink(%s): %s", st.region_path, strerror(errno));
+			return 0;
+		}
 		if (mshare_unlink(st.name) != 0) {
 			say("mshare_unlink(%s): %s", st.name, strerror(errno));
 			return -1;
@@ -523,6 +729,9 @@ __attribute__((destructor)) static void pg_mshare_fini(void)
 {
 	if (st.live) {
 		st.live = false;
-		mshare_unlink(st.name);
+		if (!st.v2025)
+			mshare_unlink(st.name);
+		else if (getpid() == st.owner)
+			unlink(st.region_path); /* the creator's exit unmaps the region */
 	}
 }

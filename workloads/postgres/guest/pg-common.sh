@@ -33,7 +33,8 @@ pg_init() {
 
 # pg_start MODE SHARED_BUFFERS MAX_CONNECTIONS [EXTRA -c SETTINGS]
 # MODE: 4k (huge_pages=off), hugetlb-2m (huge_pages=on, pool must be
-# there), mshare-dax / mshare-shmem (the preload library, huge_pages=off).
+# there), mshare-dax / mshare-shmem (the preload library, huge_pages=off;
+# the 2022 design, v1), mshare-2025-dax (the library, the 2025 design).
 # The server log is $PGRUN/server-MODE.log. Sets pg_pid.
 pg_start() {
 	mode=$1 sb=$2 maxc=$3
@@ -44,7 +45,10 @@ pg_start() {
 	hugetlb-2m) hp=on ;;
 	mshare-dax) env="LD_PRELOAD=$PG_MSHARE_SO PGMSHARE_BACKING=dax PGMSHARE_DIR=$PGSHM" ;;
 	mshare-shmem) env="LD_PRELOAD=$PG_MSHARE_SO PGMSHARE_BACKING=shmem PGMSHARE_DIR=$PGSHM" ;;
-	*) pg_log "unknown mode '$mode' (4k, hugetlb-2m, mshare-dax, mshare-shmem)"; return 2 ;;
+	# the 2025 design (msharefs region file, series v3): the DAX file
+	# mapped into the region by ioctl; needs the mshare-2025 kernel
+	mshare-2025-dax) env="LD_PRELOAD=$PG_MSHARE_SO PGMSHARE_DESIGN=2025 PGMSHARE_BACKING=dax PGMSHARE_DIR=$PGSHM" ;;
+	*) pg_log "unknown mode '$mode' (4k, hugetlb-2m, mshare-dax, mshare-shmem, mshare-2025-dax)"; return 2 ;;
 	esac
 	pg_logfile=$PGRUN/server-$mode.log
 	: >"$pg_logfile"; chown postgres "$pg_logfile"
@@ -60,6 +64,10 @@ pg_start() {
 pg_stop() {
 	as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -m fast -w -t 600 stop >/dev/null 2>&1
 }
+
+# The region names in /sys/fs/mshare, space-separated (the 2025 design's
+# msharefs always holds mshare_info, which is no region).
+msharefs_names() { ls -A /sys/fs/mshare 2>/dev/null | grep -v '^mshare_info$' | tr '\n' ' '; }
 
 # Kernel figures.
 meminfo_kb() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # In-guest part of tests/workloads/postgres-mshare.sh (not TAP: it writes
 # key=value facts to /out/pgtest/facts.txt and the host test judges them).
-#   pg-test.sh [READERS]   (default 20)
+#   pg-test.sh [READERS] [MSHARE_MODE]   (default 20, mshare-dax; mshare-2025-dax
+#   on the mshare-2025 kernel: the 2025 design, tests/workloads/postgres-mshare-2025.sh)
 # 1. initdb on the DAX mount; four tables that fill most of 64 MiB of
 #    shared_buffers (each under a quarter of it, so a scan goes through the
 #    shared pool, not a small ring);
@@ -17,6 +18,8 @@
 #    what is left once its children are gone.
 . /guest/pg/pg-common.sh
 READERS=${1:-20}
+MMODE=${2:-mshare-dax}
+case $MMODE in mshare-dax) design=2022 ;; mshare-2025-dax) design=2025 ;; *) echo "pg-test.sh: MSHARE_MODE '$MMODE' (mshare-dax or mshare-2025-dax)" >&2; exit 2 ;; esac
 out=/out/pgtest
 mkdir -p "$out"
 facts=$out/facts.txt
@@ -47,18 +50,18 @@ start_victims() {
 
 leftovers() {
 	for i in $(seq 1 60); do
-		[ -z "$(ls -A /sys/fs/mshare)" ] && [ -z "$(ls -A "$PGSHM")" ] && break
+		[ -z "$(msharefs_names)" ] && [ -z "$(ls -A "$PGSHM")" ] && break
 		sleep 0.5
 	done
-	echo "$(ls -A /sys/fs/mshare | tr '\n' ' ')|$(ls -A "$PGSHM" | tr '\n' ' ')"
+	echo "$(msharefs_names)|$(ls -A "$PGSHM" | tr '\n' ' ')"
 }
 
 # The library without PostgreSQL: fork attach, semaphore and futex wake.
-LD_PRELOAD=$PG_MSHARE_SO PGMSHARE_PROGRAM=pg-mshare-check PGMSHARE_BACKING=dax PGMSHARE_DIR=/mnt/pmem \
+LD_PRELOAD=$PG_MSHARE_SO PGMSHARE_PROGRAM=pg-mshare-check PGMSHARE_DESIGN=$design PGMSHARE_BACKING=dax PGMSHARE_DIR=/mnt/pmem \
 	pg-mshare-check 8 >"$out/check.txt" 2>&1
 fact check.rc $?
 sed 's/^/pg-mshare-check: /' "$out/check.txt"
-fact check.left "$(ls -A /sys/fs/mshare | tr '\n' ' ')"
+fact check.left "$(msharefs_names)"
 
 pg_init || { fact init failed; exit 1; }
 fact init ok
@@ -73,7 +76,7 @@ run_mode() {
 	fi
 	fact "$mode.start" ok
 	fact "$mode.postmaster_maps_2tib" "$(grep -c '^20000000000-' "/proc/$pg_pid/maps")"
-	fact "$mode.msharefs_running" "$(ls -A /sys/fs/mshare | tr '\n' ' ')"
+	fact "$mode.msharefs_running" "$(msharefs_names)"
 	if [ "$mode" = 4k ]; then
 		for t in 1 2 3 4; do
 			echo "CREATE TABLE t$t AS SELECT g, repeat('x', 200) AS x FROM generate_series(1, $ROWS) g;"
@@ -146,17 +149,19 @@ run_mode() {
 	cp "$pg_logfile" "$out/server-$mode.log"
 }
 
+fact mshare_mode "$MMODE"
+fact kernel "$(uname -r) $(uname -v)"
 run_mode 4k
-run_mode mshare-dax
+run_mode "$MMODE"
 
 # The postmaster killed outright: the reaper removes the region once every
 # process of the server is gone.
-if pg_start mshare-dax 64MB 40; then
+if pg_start "$MMODE" 64MB 40; then
 	start_victims
 	# A backend SIGKILLed: the postmaster resets shared memory (unmaps the
 	# segment, i.e. unlinks the region, and maps a new one after its
 	# children are gone): the new region replaces the old.
-	fact restart.msharefs_before "$(ls -A /sys/fs/mshare | tr '\n' ' ')"
+	fact restart.msharefs_before "$(msharefs_names)"
 	victim=$(psqlc -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'victim' LIMIT 1")
 	kill -9 "$victim"
 	wait
@@ -165,10 +170,10 @@ if pg_start mshare-dax 64MB 40; then
 		i=$((i + 1)); [ $i -gt 240 ] && break; sleep 0.5
 	done
 	fact restart.query "$(psqlc -c "SELECT count(*) FROM kv" 2>&1)"
-	fact restart.msharefs_after "$(ls -A /sys/fs/mshare | tr '\n' ' ')"
+	fact restart.msharefs_after "$(msharefs_names)"
 	fact restart.backing_files "$(ls -A "$PGSHM" | tr '\n' ' ')"
 	start_victims
-	fact crash.msharefs_before "$(ls -A /sys/fs/mshare | tr '\n' ' ')"
+	fact crash.msharefs_before "$(msharefs_names)"
 	kill -9 "$pg_pid"
 	wait
 	fact crash.left_after_kill "$(leftovers)"
