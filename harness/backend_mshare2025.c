@@ -46,35 +46,15 @@
 #include "backend_map.h"
 #include "clock.h"
 #include "linux_compat.h"
+#include "mshare_detect.h"
 #include "procfs.h"
 
 /* 0 with the alignment in *align when the running kernel has the 2025
- * series and msharefs is mounted; else -1 and why. */
+ * series and msharefs is mounted; else -1 and why (harness/mshare_detect.c,
+ * the one detection of the suite). */
 static int m25_detect(unsigned long *align, char *why, size_t why_len)
 {
-	struct stat st;
-	char fs[8192];
-	long v;
-
-	if (stat(MSHARE_2022_SYSCTL, &st) == 0) {
-		snprintf(why, why_len, "this kernel has the 2022 mshare series (%s exists), not the 2025 one",
-			 MSHARE_2022_SYSCTL);
-		return -1;
-	}
-	if (procfs_read_long(MSHAREFS_INFO, &v) != 0) {
-		if (procfs_read("/proc/filesystems", fs, sizeof(fs)) >= 0 && strstr(fs, "\tmsharefs\n"))
-			snprintf(why, why_len, "msharefs is not mounted at %s (mount -t %s %s %s)", MSHAREFS_DIR,
-				 MSHAREFS_TYPE, MSHAREFS_TYPE, MSHAREFS_DIR);
-		else
-			snprintf(why, why_len, "mshare-2025 not available on this kernel: %s missing", MSHAREFS_INFO);
-		return -1;
-	}
-	if (v < 4096 || (v & (v - 1)) != 0) {
-		snprintf(why, why_len, "%s holds %ld, not a power of two >= 4096", MSHAREFS_INFO, v);
-		return -1;
-	}
-	*align = (unsigned long)v;
-	return 0;
+	return mshare_2025_ready(align, why, why_len);
 }
 
 static int m25_probe(const struct region *r, char *why, size_t why_len)

@@ -76,3 +76,29 @@ void mshare_detect_at(const char *size_path, const char *filesystems_path, const
 		snprintf(out->why, sizeof(out->why), "msharefs is not mounted (%s missing: mount -t msharefs msharefs /sys/fs/mshare)",
 			 info_path);
 }
+
+int mshare_2025_ready(unsigned long *align, char *why, size_t why_len)
+{
+	struct mshare_support ms;
+
+	mshare_detect(&ms);
+	if (ms.design && strcmp(ms.design, "2022") == 0) {
+		snprintf(why, why_len, "this kernel has the 2022 mshare series (%s exists), not the 2025 design",
+			 MSHARE_SIZE_PATH);
+		return -1;
+	}
+	if (!ms.available) {
+		if (!ms.msharefs)
+			snprintf(why, why_len,
+				 "mshare (2025 design) not available on this kernel: msharefs not registered in /proc/filesystems");
+		else
+			snprintf(why, why_len, "%s", ms.why);
+		return -1;
+	}
+	if (ms.size < 0) {
+		snprintf(why, why_len, "%s", ms.why);
+		return -1;
+	}
+	*align = (unsigned long)ms.size;
+	return 0;
+}

@@ -31,6 +31,10 @@ struct mshare_support {
  * booted with the patched kernel (a real machine, `make kernel-deb`) is
  * detected like the guest. */
 void mshare_detect(struct mshare_support *out);
+/* For the users of the 2025 design (the mshare-2025 backends, pg_mshare's
+ * PGMSHARE_DESIGN=2025): 0 with its alignment in *align when the running
+ * kernel has it and msharefs is mounted; else -1 and why. */
+int mshare_2025_ready(unsigned long *align, char *why, size_t why_len);
 /* The same from other files (tests: a /proc of another kernel). */
 void mshare_detect_at(const char *size_path, const char *filesystems_path, const char *info_path,
 		      struct mshare_support *out);

@@ -81,6 +81,7 @@
 #include <unistd.h>
 
 #include "../../harness/linux_compat.h"
+#include "../../harness/mshare_detect.h"
 #include "../../kernel/include/mshare-uapi.h"
 #include "../../kernel/include/msharefs-uapi.h"
 
@@ -401,47 +402,13 @@ static void *fail(int err, const char *fmt, ...)
 }
 
 /* ---- the 2025 design (msharefs regions, series v3; PGMSHARE_DESIGN=2025) ----
- * Detected as harness/backend_mshare2025.c's m25_detect does, from files
- * only: no /proc/sys/vm/mshare_size (the 2022 series), msharefs in
+ * Detected by harness/mshare_detect.c (linked in), as the harness does, from
+ * files only: no /proc/sys/vm/mshare_size (the 2022 series), msharefs in
  * /proc/filesystems, and MSHAREFS_INFO holding the alignment. 0 with the
  * alignment, or -1 and why. */
 static int m25_detect(unsigned long *align, char *why, size_t why_len)
 {
-	char line[128];
-	bool fs = false;
-	unsigned long v = 0;
-	struct stat sb;
-	FILE *f;
-	int ok;
-
-	if (stat(MSHARE_2022_SYSCTL, &sb) == 0) {
-		snprintf(why, why_len, "this kernel has the 2022 mshare series (%s exists), not the 2025 design",
-			 MSHARE_2022_SYSCTL);
-		return -1;
-	}
-	if ((f = fopen("/proc/filesystems", "re"))) {
-		while (!fs && fgets(line, sizeof(line), f))
-			fs = strstr(line, "\t" MSHAREFS_TYPE "\n") != NULL;
-		fclose(f);
-	}
-	if (!fs) {
-		snprintf(why, why_len, "mshare (2025 design) not available on this kernel: %s not registered in /proc/filesystems",
-			 MSHAREFS_TYPE);
-		return -1;
-	}
-	if (!(f = fopen(MSHAREFS_INFO, "re"))) {
-		snprintf(why, why_len, "msharefs is not mounted at %s (%s missing; mount -t %s %s %s)", MSHAREFS_DIR,
-			 MSHAREFS_INFO, MSHAREFS_TYPE, MSHAREFS_TYPE, MSHAREFS_DIR);
-		return -1;
-	}
-	ok = fscanf(f, "%lu", &v) == 1 && v >= 4096 && (v & (v - 1)) == 0;
-	fclose(f);
-	if (!ok) {
-		snprintf(why, why_len, "%s does not hold a power of two >= 4096", MSHAREFS_INFO);
-		return -1;
-	}
-	*align = v;
-	return 0;
+	return mshare_2025_ready(align, why, why_len);
 }
 
 /* The design version as this suite's kernels name it in uname -v

@@ -8,9 +8,9 @@ PG_MSHARE_CHECK := $(GUEST_DIR)/bin/pg-mshare-check
 PG_INITRAMFS := $(BUILD)/vm/initramfs-pg.cpio
 PG_GUEST_SCRIPTS := $(wildcard workloads/postgres/guest/*.sh)
 
-$(PG_MSHARE_SO): workloads/postgres/pg_mshare.c kernel/include/mshare-uapi.h harness/linux_compat.h
+$(PG_MSHARE_SO): workloads/postgres/pg_mshare.c harness/mshare_detect.c harness/mshare_detect.h kernel/include/mshare-uapi.h harness/linux_compat.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g $(CSTD) $(WARN) -fPIC -shared -o $@ $<
+	$(CC) -O2 -g $(CSTD) $(WARN) -fPIC -shared -o $@ $< harness/mshare_detect.c
 
 $(PG_MSHARE_CHECK): workloads/postgres/pg-mshare-check.c
 	@mkdir -p $(dir $@)
