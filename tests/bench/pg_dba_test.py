@@ -51,10 +51,17 @@ with tempfile.TemporaryDirectory() as d:
     open(s25, "w").write(SPEC.replace("modes = 4k", "modes = mshare-2025-dax, 4k"))
     env = dict(os.environ)
     env.pop("MSHARE_VM_KERNEL", None)
-    r = subprocess.run([TOOL, s25, "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    r = subprocess.run([TOOL, s25, "--results", os.path.join(d, "never")], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, env=env)
     t.ok(r.returncode == 2 and "mshare-2025-dax needs the mshare-2025 kernel" in r.stderr
-         and "MSHARE_VM_KERNEL=build/kernel-2025/bzImage" in r.stderr,
-         "the 2025 design's mode is refused under the default (2022 series) kernel, saying which to boot", r.stderr)
+         and "MSHARE_VM_KERNEL=build/kernel-2025/bzImage" in r.stderr and not os.path.exists(os.path.join(d, "never")),
+         "the 2025 design's mode is refused under the default (2022 series) kernel, saying which to boot, "
+         "before anything is written", r.stderr)
+    r = subprocess.run([TOOL, s25, "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    t.ok(r.returncode == 0 and "guest-mshare-2025-dax-c4-s64MB-pgbench-dba" in r.stdout.split()
+         and "note:" in r.stderr and "MSHARE_VM_KERNEL=build/kernel-2025/bzImage" in r.stderr,
+         "--dry-run lists a 2025 spec's points under the default kernel, noting that a run needs the 2025 kernel",
+         r.stderr)
     env["MSHARE_VM_KERNEL"] = "build/kernel-2025/bzImage"
     r = subprocess.run([TOOL, s25, "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     t.ok(r.returncode == 0 and "guest-mshare-2025-dax-c4-s64MB-pgbench-dba" in r.stdout.split(),
