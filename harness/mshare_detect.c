@@ -1,6 +1,7 @@
 /* mshare_detect.c - mshare support from /proc and sysfs only (see mshare_detect.h). */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mshare_detect.h"
 
@@ -12,10 +13,14 @@ void mshare_detect(struct mshare_support *out)
 /* A power of two >= 4096 from the first number in PATH, else -1. */
 static long read_pow2(const char *path, bool *present)
 {
-	FILE *f = fopen(path, "r");
+	struct stat sb;
+	FILE *f;
 	long v = -1;
 
-	*present = f != NULL;
+	/* Present is whether it exists, not whether this user may read it:
+	 * an unreadable 2022 sysctl must not make the kernel look like 2025. */
+	*present = stat(path, &sb) == 0;
+	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	if (fscanf(f, "%ld", &v) != 1 || v < 4096 || (v & (v - 1)) != 0)

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "mshare_detect.h"
@@ -97,6 +99,32 @@ int main(void)
 	mshare_detect_at(put("size", "549755813888\n"), put("fs", fs_with), "/nonexistent/mshare_info", &ms);
 	TAP_OK(ms.design && strcmp(ms.design, "2022") == 0, "sysctl and msharefs: design 2022 (%s)",
 	       ms.design ? ms.design : "null");
+
+	/* A 2022 sysctl this user cannot read is still the 2022 design, never
+	 * taken for the 2025 one. Checked as an unprivileged user: as root, a
+	 * child drops to nobody (root reads through any mode). */
+	{
+		const char *sz = put("size", "549755813888\n"), *fsp = put("fs", fs_with);
+		int status = -1;
+		pid_t pid;
+
+		chmod(sz, 0);
+		chmod(fsp, 0644);
+		chmod(dir, 0711);
+		pid = fork();
+		if (pid == 0) {
+			if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+				_exit(3);
+			mshare_detect_at(sz, fsp, "/nonexistent/mshare_info", &ms);
+			_exit(!ms.available && !ms.design && strstr(ms.why, "power of two") ? 0 : 1);
+		}
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+		TAP_OK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		       "an unreadable 2022 sysctl is not taken for the 2025 design (child status %d)", status);
+		chmod(sz, 0644);
+		chmod(dir, 0700);
+	}
 
 	/* The 2025 series (v3 on 6.12): msharefs, no sysctl, the alignment in
 	 * mshare_info once msharefs is mounted. */
