@@ -39,7 +39,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "../kernel/include/msharefs-uapi.h"
@@ -67,29 +66,6 @@ static int m25_probe(const struct region *r, char *why, size_t why_len)
 
 /* ---- the design's interface (v2/v3: msharefs + ioctls) ---- */
 
-/* The design version the running kernel carries, as this suite's kernels
- * name it in uname -v (kernel/build.sh: "...-2025v3-<key>"; the v2 port's
- * images said "...-2025-<key>"). */
-static void m25_design(char *out, size_t len)
-{
-	struct utsname u;
-	const char *t = NULL;
-
-	if (uname(&u) == 0)
-		t = strstr(u.version, "patches-2025");
-	else
-		snprintf(u.version, sizeof(u.version), "?");
-	if (!t) {
-		snprintf(out, len, "mshare-2025 (version unknown: uname -v \"%.64s\" is not a kernel/build.sh name)",
-			 u.version);
-		return;
-	}
-	t += strlen("patches-2025");
-	if (t[0] == 'v' && t[1] >= '0' && t[1] <= '9')
-		snprintf(out, len, "mshare-2025 v%c", t[1]);
-	else
-		snprintf(out, len, "mshare-2025 v2");
-}
 
 /* Create the region file at path, sized to bytes (a multiple of the
  * alignment): its descriptor, or -1 with err. */
@@ -151,7 +127,7 @@ static int m25_new_region(struct region *r, struct fd_backing *b, char *path, si
 	if (b->fd < 0)
 		return -1;
 	snprintf(b->unlink_path, sizeof(b->unlink_path), "%s", path);
-	m25_design(r->design, sizeof(r->design));
+	mshare_2025_version(r->design, sizeof(r->design));
 	return 0;
 }
 

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "mshare_detect.h"
 
@@ -106,4 +107,28 @@ int mshare_2025_ready(unsigned long *align, char *why, size_t why_len)
 	}
 	*align = (unsigned long)ms.size;
 	return 0;
+}
+
+/* The design version the running kernel carries, as this suite's kernels
+ * name it in uname -v (kernel/build.sh: "...-2025v3-<key>"; the v2 port's
+ * images said "...-2025-<key>"). */
+void mshare_2025_version(char *out, size_t len)
+{
+	struct utsname u;
+	const char *t = NULL;
+
+	if (uname(&u) == 0)
+		t = strstr(u.version, "patches-2025");
+	else
+		snprintf(u.version, sizeof(u.version), "?");
+	if (!t) {
+		snprintf(out, len, "mshare-2025 (version unknown: uname -v \"%.64s\" is not a kernel/build.sh name)",
+			 u.version);
+		return;
+	}
+	t += strlen("patches-2025");
+	if (t[0] == 'v' && t[1] >= '0' && t[1] <= '9')
+		snprintf(out, len, "mshare-2025 v%c", t[1]);
+	else
+		snprintf(out, len, "mshare-2025 v2");
 }

@@ -35,6 +35,10 @@ void mshare_detect(struct mshare_support *out);
  * PGMSHARE_DESIGN=2025): 0 with its alignment in *align when the running
  * kernel has it and msharefs is mounted; else -1 and why. */
 int mshare_2025_ready(unsigned long *align, char *why, size_t why_len);
+/* The 2025 design's version as this suite's kernels name it in uname -v
+ * (kernel/build.sh: "...patches-2025v3-<key>"): "mshare-2025 v3", or says
+ * it is unknown. */
+void mshare_2025_version(char *out, size_t len);
 /* The same from other files (tests: a /proc of another kernel). */
 void mshare_detect_at(const char *size_path, const char *filesystems_path, const char *info_path,
 		      struct mshare_support *out);

@@ -76,7 +76,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -411,26 +410,12 @@ static int m25_detect(unsigned long *align, char *why, size_t why_len)
 	return mshare_2025_ready(align, why, why_len);
 }
 
-/* The design version as this suite's kernels name it in uname -v
- * (kernel/build.sh: "...patches-2025v3-<key>"), as m25_design does. */
-static void m25_design(char *out, size_t len)
-{
-	struct utsname u;
-	const char *t = uname(&u) == 0 ? strstr(u.version, "patches-2025") : NULL;
-
-	if (!t)
-		snprintf(out, len, "mshare-2025 (version unknown)");
-	else if (t[12] == 'v' && t[13] >= '0' && t[13] <= '9')
-		snprintf(out, len, "mshare-2025 v%c", t[13]);
-	else
-		snprintf(out, len, "mshare-2025 v2");
-}
 
 /* The segment as a DAX file mapped into a new msharefs region, the region
  * mapped here at st.addr (fork passes the mapping on to every backend). */
 static void *segment_create_2025(size_t len)
 {
-	char path[PATH_MAX + 80], what[PATH_MAX + 200], why[1400], design[64];
+	char path[PATH_MAX + 80], what[PATH_MAX + 200], why[1400], design[160];
 	size_t obj = (len + 4095) & ~(size_t)4095;
 	struct mshare_create mc;
 	unsigned long align;
@@ -520,7 +505,7 @@ out:
 	}
 	st.size = len;
 	st.live = true;
-	m25_design(design, sizeof(design));
+	mshare_2025_version(design, sizeof(design));
 	say("main shared memory: %zu bytes at 0x%lx on mshare region %s (%s, an msharefs region file of %zu bytes: "
 	    "2025 design, %s, the file mapped into it by ioctl MSHAREFS_CREATE_MAPPING), backed by DAX file %s "
 	    "(removed once mapped)",
