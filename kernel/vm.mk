@@ -58,7 +58,7 @@ $(GUEST_DIR)/tests/kernel/%: tests/kernel/%.c $(KTEST_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
-$(GUEST_DIR)/tests/kernel-2025/%: tests/kernel-2025/%.c $(KTEST_HDRS) $(wildcard tests/kernel-2025/*.h)
+$(GUEST_DIR)/tests/kernel-2025/%: tests/kernel-2025/%.c $(KTEST_HDRS) $(wildcard tests/kernel-2025/*.h) harness/mshare_detect.c harness/mshare_detect.h
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
