@@ -798,6 +798,79 @@ TEST_F(attack, unlink_leaves_other_mappings_in_the_range_alone)
 	munmap(q, PAGE);
 }
 
+/* ---- 10b. a donated VMA across a slot boundary ----
+ * Unmapping a sharer's VMA must forget the sharer's entries in every slot
+ * (PGDIR_SIZE) the VMA touches. They were cleared stepping one slot size
+ * from the VMA's start, not from its slot's start, so for a donated VMA
+ * from the end of one slot into the start of the next the second slot's
+ * entry stayed, pointing into the host mm's tables: a private page the
+ * donor mapped there afterwards was installed in the host's tables (every
+ * sharer saw it), and once the region went the entry pointed at a freed
+ * page table (KASAN use-after-free in internal_get_user_pages_fast and
+ * "kernel BUG at include/linux/mm.h:794" under fuzz-mshare on the debug
+ * kernel). */
+
+struct donor_private_args {
+	const char *name;
+	unsigned long q;
+};
+
+/* In a child of the donor: drops its copy of the donor's private page at
+ * q, attaches to the region and reads q, a hole of the region: SIGBUS from
+ * the fault handler; 30 when it reads the donor's private byte, 31 any
+ * other byte, 32 when munmap() failed (or mt_attach()'s exit code). */
+static int read_donor_private(void *arg)
+{
+	const struct donor_private_args *a = arg;
+	struct mshare_info info;
+	char c;
+	int rc;
+
+	if (munmap((void *)a->q, PAGE) != 0)
+		return 32;
+	rc = mt_attach(NULL, a->name, O_RDONLY, &info);
+	if (rc)
+		return rc;
+	c = *(volatile char *)a->q;
+	mt_log("sharer: read %#x at %#lx, the donor's private page", c, a->q);
+	return c == 'Q' ? 30 : 31;
+}
+
+TEST_F(attack, unmapping_a_donated_vma_across_slots_forgets_both_slots)
+{
+	unsigned long addr = mt_region(self->unit, 20);	/* 2 units */
+	unsigned long edge = addr + self->unit, q;
+	unsigned char vec;
+	char *v;
+	int status;
+
+	/* One VMA: the last page of the first slot and the first of the next */
+	v = map_shared_anon(edge - PAGE, 2 * PAGE, PROT_READ | PROT_WRITE);
+	ASSERT_NE(v, MAP_FAILED);
+	v[0] = 'D';
+	v[PAGE] = 'E';
+	ASSERT_SYS(mshare(self->name, addr, 2 * self->unit, O_CREAT | O_EXCL | O_RDWR, 0600));
+	self->created = 1;
+	/* The donor's entries for both slots now point at the host's tables */
+	EXPECT_EQ(*(volatile char *)(edge - PAGE), 'D');
+	EXPECT_EQ(*(volatile char *)edge, 'E');
+	ASSERT_SYS(munmap(v, 2 * PAGE));
+	/* A private page of the donor in the second slot, in a hole of the
+	 * region, within the 2 MiB the host's page table for edge covers */
+	q = (unsigned long)mmap((void *)(edge + 4 * PAGE), PAGE, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT_NE((void *)q, MAP_FAILED);
+	*(volatile char *)q = 'Q';
+	status = mt_run_child(read_donor_private, &(struct donor_private_args){ self->name, q });
+	mt_log_status("sharer reading the donor's private page in a hole of the region", status);
+	EXPECT_TRUE(killed_by(status, SIGBUS));
+	/* The region goes with its name; the donor's page stays its own */
+	unlink_region(_metadata, self);
+	EXPECT_SYS(mincore((void *)q, PAGE, &vec));
+	EXPECT_EQ(*(volatile char *)q, 'Q');
+	EXPECT_SYS(munmap((void *)q, PAGE));
+}
+
 /* ---- 11. smaps, mbind and mlock of a sharer stay off the host mm ----
  * A sharer's VMA has the host mm as vm_mm, whose mmap_lock the sharer does
  * not hold: each of these walked or searched the host mm unlocked (kernel
