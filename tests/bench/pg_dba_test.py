@@ -142,4 +142,51 @@ with tempfile.TemporaryDirectory() as d:
         t.ok(len(quoted) == len(pgdba.WARTAK["figures"]), "every published figure is printed as quoted", r.stdout)
         r = run(PROJECT, d)
         t.ok(r.returncode == 2 and d in r.stderr, "a directory without records is refused naming it", r.stderr)
+# --- the PageTables delta in PageTables' own accounting (a guest point) ---
+import importlib.machinery  # noqa: E402
+import importlib.util  # noqa: E402
+
+loader = importlib.machinery.SourceFileLoader("pg_dba_project", PROJECT)
+spec_ = importlib.util.spec_from_loader("pg_dba_project", loader)
+proj_mod = importlib.util.module_from_spec(spec_)
+loader.exec_module(proj_mod)
+G = 1 << 30
+t.ok(proj_mod.shared_pmd_pages("hugetlb-2m", {"start": "0x7f1c42c00000", "size_bytes": 2229272576}) == 1,
+     "hugetlb-2m: one 1 GiB range wholly inside the ref2 N = 200 segment: one shared PMD page")
+t.ok(proj_mod.shared_pmd_pages("hugetlb-2m", {"start": hex(2 * G), "size_bytes": 2 * G}) == 2
+     and proj_mod.shared_pmd_pages("hugetlb-2m", {"start": hex(2 * G + 4096), "size_bytes": 2 * G}) == 1
+     and proj_mod.shared_pmd_pages("hugetlb-2m", {"start": hex(2 * G), "size_bytes": G - 4096}) == 0,
+     "shared PMD pages: only 1 GiB ranges wholly inside the mapping")
+t.ok(proj_mod.shared_pmd_pages("4k", {"start": hex(2 * G), "size_bytes": 2 * G}) == 0
+     and proj_mod.shared_pmd_pages("hugetlb-2m", None) == 0, "no shared PMD pages outside hugetlb-2m")
+FIXG = os.path.join(tap.ROOT, "tests", "bench", "pg-dba-fixture-guest")
+with tempfile.TemporaryDirectory() as d:
+    spec = os.path.join(d, "dbag.sweep")
+    open(spec, "w").write(SPEC.replace("modes = 4k", "modes = hugetlb-2m")
+                          + "vm-args = --mem 2G --pmem 2 --align 2M --clock instructions --timeout 1800\n")
+    r = run(TOOL, spec, "--facts", FIXG, "--results", d)
+    rundir = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+    recs = [os.path.join(rundir, "records", f) for f in os.listdir(os.path.join(rundir, "records"))] if rundir else []
+    t.ok(r.returncode == 0 and len(recs) == 1, "pg-sweep --facts makes the guest hugetlb-2m record", r.stderr[-2000:])
+    dba = (json.load(open(recs[0])) if recs else {}).get("results", {}).get("dba") or {}
+    acc, ap = dba.get("pt_accounting") or {}, dba.get("after_pass") or {}
+    t.ok(acc.get("vmpte_pages") == 3 and acc.get("pagetables_pages") == 2 and acc.get("pud_in_pagetables") is False
+         and "measured" in acc.get("kind", ""), "the record says Linux 6.1's PageTables leaves PUD pages out", acc)
+    t.ok(ap.get("backends") == 4 and ap.get("vmpte_sum_bytes") == 512 * 1024 and ap.get("pud_pages_sum") == 12
+         and ap.get("pgbench_vmpte_bytes") == 80 * 1024 and ap.get("pgbench_pud_pages") == 3,
+         "the record holds VmPTE and PUD pages right after the passes, backends and pgbench", ap)
+    if tap.harness_missing():
+        t.skip("the PageTables view of the delta", "build/mshare-bench missing")
+    else:
+        r = run(PROJECT, rundir, "--json")
+        cal = json.loads(r.stdout)["calibration"] if r.returncode == 0 else []
+        v = (cal[0].get("pagetables_all_pt_view") or {}) if cal else {}
+        # 4 x (0 + 128 KiB - 12 KiB) + (80 - 12) KiB = 532 KiB, the measured
+        # delta (1200 - 668 kB)
+        t.ok(v.get("measured") == 532 * 1024 and v.get("modelled") == 532 * 1024 and v.get("error_pct") == 0.0,
+             "the delta in PageTables' accounting: 4 x (128 - 12) KiB + pgbench's 68 KiB = the measured 532 KiB",
+             r.stderr or v)
+    # a run recorded before these figures: no PageTables view, no error
+    old = {"config": {"backend": "4k"}, "results": {"dba": {"vmpte_split": None, "pagetables_after_pass_delta_bytes": 1}}}
+    t.ok(proj_mod.pagetables_view(old, 0) is None, "a record without the figures has no PageTables view")
 t.done()

@@ -69,6 +69,26 @@ minus() { isnum "$1" && isnum "$2" && echo $(($1 - $2)); }
 # would take seconds under TCG): PIDS are the arguments.
 # No PIDS: /dev/null (a bare `cat` would read stdin).
 files() { suffix=$1; shift; [ $# -gt 0 ] || echo /dev/null; for p in "$@"; do printf '/proc/%s/%s\n' "$p" "$suffix"; done; }
+# PageTables (kB) with the per-CPU vmstat counts folded in first
+# (/proc/sys/vm/stat_refresh): unfolded, /proc/meminfo lags by up to the
+# per-CPU threshold times the CPUs, tens of pages, a few % of a delta at
+# N = 10.
+pagetables_kb() { echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null; meminfo_kb PageTables; }
+# The 512 GiB slots (PGD entries: one PUD page each under 4-level paging)
+# the mappings of each process touch, summed over the processes (PIDS are
+# the arguments), from /proc/PID/maps: mappings with some access (PROT_NONE
+# ones have no pages), below the user limit, and not an mshare region
+# (512 GiB or more: its slot's PUD page is the region's, not in VmPTE).
+# Hex parsed by hand (busybox awk has no strtonum); below 2^53, exact.
+upper_slots() {
+	for p in "$@"; do echo "== $p"; cat "/proc/$p/maps" 2>/dev/null; done | awk '
+	function hex(t,  i, v) { v = 0; t = tolower(t); for (i = 1; i <= length(t); i++) v = v * 16 + index("0123456789abcdef", substr(t, i, 1)) - 1; return v }
+	$1 == "==" { for (k in seen) n++; delete seen; next }
+	{ split($1, r, "-"); a = hex(r[1]); b = hex(r[2])
+	  if (substr($2, 1, 3) == "---" || a >= 140737488355328 || b - a >= 549755813888) next
+	  for (k = int(a / 549755813888); k <= int((b - 1) / 549755813888); k++) seen[k] = 1 }
+	END { for (k in seen) n++; print n + 0 }'
+}
 # TLB shootdown interrupts received, all CPUs (/proc/interrupts "TLB").
 tlb_shootdowns() { awk '$1 == "TLB:" {for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i} END {print s + 0}' /proc/interrupts; }
 # The client backends of the server: children of the postmaster whose
@@ -203,7 +223,11 @@ for n in $(echo "$conns" | tr ',' ' '); do
 		fact mem_free_kb_before "$(meminfo_kb MemFree)"
 		fact hugepages_total_before "$(meminfo_kb HugePages_Total)"
 		calibrate_clock
-		pt0=$(meminfo_kb PageTables)
+		# which page-table pages PageTables counts (Linux 6.1: not the PUD
+		# pages, which VmPTE counts): kernel/vm/pt-accounting.c
+		set -- $(pt-accounting 2>&1 | sed -n 's/^vmpte_pages=\([0-9]*\) pagetables_pages=\([0-9]*\) .*/\1 \2/p')
+		fact pt_accounting_vmpte_pages "${1:-}"; fact pt_accounting_pagetables_pages "${2:-}"
+		pt0=$(pagetables_kb)
 		fact pagetables_before_kb "$pt0"
 		rm -rf "$PGRUN/pgb"; mkdir -p "$PGRUN/pgb"
 		# pgbench's -T clock runs from before its connections (PostgreSQL
@@ -259,7 +283,19 @@ for n in $(echo "$conns" | tr ',' ' '); do
 			tp=$(date +%s)
 			fact passes_done "$(ls "$PGRUN/pass" | wc -l)"
 			fact passes_done_after_s $((tp - ts))
-			fact pagetables_after_pass_kb "$(meminfo_kb PageTables)"
+			fact pagetables_after_pass_kb "$(pagetables_kb)"
+			# at the same moment: the VmPTE of the backends and of pgbench,
+			# and the PUD pages in them (their 512 GiB slots), to hold the
+			# delta against (bench/pg-dba-project)
+			# shellcheck disable=SC2046
+			pa=$(sorted $(backend_pids))
+			# shellcheck disable=SC2046,SC2086
+			fact after_pass_vmpte_sum_kb "$(cat $(files status $pa) 2>/dev/null | awk '$1 == "VmPTE:" {s += $2} END {print s + 0}')"
+			fact after_pass_backends "$(echo $pa | wc -w)"
+			# shellcheck disable=SC2086
+			fact after_pass_slots_sum "$(upper_slots $pa)"
+			fact pgbench_vmpte_kb "$(vmpte_kb $bpid)"
+			fact pgbench_slots "$(upper_slots $bpid)"
 			cat "$PGRUN"/pass/* >"$out/$mode-c$n.passes" 2>/dev/null
 			urgent
 			t1=$(date +%s)
@@ -322,7 +358,7 @@ for n in $(echo "$conns" | tr ',' ' '); do
 		w1=$(((a + b) / 2))
 		# shellcheck disable=SC2046,SC2086
 		cat $(files status $pids) >"$snap.status" 2>/dev/null
-		pt1=$(meminfo_kb PageTables); tlb1=$(tlb_shootdowns)
+		pt1=$(pagetables_kb); tlb1=$(tlb_shootdowns)
 		mav1=$(meminfo_kb MemAvailable); mfr1=$(meminfo_kb MemFree)
 		calm
 		snapshot_cs=$(($(now_cs) - a))

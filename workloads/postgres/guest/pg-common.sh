@@ -105,9 +105,11 @@ pool_give_back() {
 	pool_release_lock
 	[ "$pool_added" -gt 0 ] || return 0
 	pool_lock || { pg_log "cannot take the hugepage pool lock; $pool_added pages left in the pool"; return 1; }
-	n=$(pool_free)
-	[ "$n" -gt "$pool_added" ] && n=$pool_added
-	if [ "$n" -gt 0 ] && echo $(($(cat $HP) - n)) >$HP 2>/dev/null; then pool_added=$((pool_added - n)); fi
+	# (pool_n: sh has no local variables, and pg-bench.sh's loop counts
+	# connections in n; a mode after hugetlb-2m ran with the pool's count)
+	pool_n=$(pool_free)
+	[ "$pool_n" -gt "$pool_added" ] && pool_n=$pool_added
+	if [ "$pool_n" -gt 0 ] && echo $(($(cat $HP) - pool_n)) >$HP 2>/dev/null; then pool_added=$((pool_added - pool_n)); fi
 	pool_release_lock
 	[ "$pool_added" -eq 0 ] || { pg_log "hugepage pool: $pool_added pages still in use, not given back"; return 1; }
 }
