@@ -12,6 +12,9 @@
  */
 #include <dirent.h>
 #include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <linux/fs.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -35,6 +38,7 @@ FIXTURE(attack)
 	char name[64];
 	int created;		/* this process may still hold the name */
 	int kmsg;
+	int frozen;		/* 1 + the fd of a file system this test froze */
 };
 
 FIXTURE_SETUP(attack)
@@ -48,6 +52,9 @@ FIXTURE_SETUP(attack)
 
 FIXTURE_TEARDOWN(attack)
 {
+	/* never leave a file system frozen, even after a failed ASSERT */
+	if (self->frozen)
+		ioctl(self->frozen - 1, FITHAW, 0);
 	if (self->created)
 		mshare_unlink(self->name);
 	if (self->kmsg >= 0) {
@@ -869,6 +876,149 @@ TEST_F(attack, unmapping_a_donated_vma_across_slots_forgets_both_slots)
 	EXPECT_SYS(mincore((void *)q, PAGE, &vec));
 	EXPECT_EQ(*(volatile char *)q, 'Q');
 	EXPECT_SYS(munmap((void *)q, PAGE));
+}
+
+/* ---- 10c. the OOM reaper leaves the region's entries alone ----
+ * The OOM reaper (and process_mrelease(2), which runs it on a dying
+ * process) unmaps the private mappings of the victim's mm with an
+ * mmu_gather of that mm. A sharer's VMA is a private placeholder whose
+ * vm_mm is the host mm, so the reaper zapped the host's entries: every
+ * sharer's pages, counted against the victim's counters (a negative
+ * MM_SHMEMPAGES: "BUG: Bad rss-counter state" when its mm went) and
+ * flushed from the victim's CPUs only. The reaper needs a victim whose mm
+ * outlives its death: here a sibling sharing the sharer's mm (CLONE_VM)
+ * blocked in a write to a frozen file system. */
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_process_mrelease
+#define SYS_process_mrelease 448
+#endif
+
+struct reap_args {
+	const char *name;
+	int go;		/* the sibling waits on this for its write */
+	int ready;	/* the sharer reports the sibling's pid here */
+	int file;	/* a file on the file system the test freezes */
+};
+
+/* The sibling: shares the sharer's mm; blocks in a write once told. */
+static int blocked_writer(void *arg)
+{
+	struct reap_args *a = arg;
+	char c;
+
+	if (read(a->go, &c, 1) != 1)
+		return 1;
+	return write(a->file, "x", 1) == 1 ? 0 : 2;
+}
+
+/* The sharer: attaches, reads the region's pages (the host's entries are
+ * then present), starts the sibling in its mm, reports the sibling's pid
+ * and waits to be killed. */
+static int attach_and_clone(struct reap_args *a)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	struct mshare_info info;
+	int rc = mt_attach(NULL, a->name, O_RDONLY, &info);
+	pid_t sib;
+
+	if (rc)
+		return rc;
+	for (unsigned long i = 0; i < 16; i++)
+		if (*(volatile char *)(info.start + i * PAGE) != 'D')
+			return 40;
+	sib = clone(blocked_writer, stack + sizeof(stack), CLONE_VM | SIGCHLD, a);
+	if (sib < 0)
+		return 41;
+	if (write(a->ready, &sib, sizeof(sib)) != (ssize_t)sizeof(sib))
+		return 42;
+	for (;;)
+		pause();
+}
+
+/* 'S' (D) or 'D' ... : the state letter of pid, or 0. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+TEST_F_TIMEOUT(attack, oom_reaper_leaves_the_region_alone, 90)
+{
+	struct reap_args a = { self->name, -1, -1, -1 };
+	int go[2], ready[2], fsfd, status, i;
+	char path[128], *p;
+	pid_t sharer, sib = -1;
+	long rc;
+	int pidfd;
+
+	fsfd = open("/mnt/pmem", O_RDONLY | O_DIRECTORY);
+	if (fsfd < 0)
+		SKIP(return, "no /mnt/pmem to freeze: %s", strerror(errno));
+	p = donate_filled(_metadata, self, 16, 'D');
+	snprintf(path, sizeof(path), "/mnt/pmem/kt-reap-%d", (int)getpid());
+	a.file = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_SYS(a.file);
+	ASSERT_SYS(pipe(go));
+	ASSERT_SYS(pipe(ready));
+	a.go = go[0];
+	a.ready = ready[1];
+	/* the sibling is reparented here when the sharer dies */
+	ASSERT_SYS(prctl(PR_SET_CHILD_SUBREAPER, 1));
+	sharer = fork();
+	ASSERT_SYS(sharer);
+	if (sharer == 0)
+		_exit(attach_and_clone(&a));
+	ASSERT_EQ(read(ready[0], &sib, sizeof(sib)), (ssize_t)sizeof(sib));
+	pidfd = (int)syscall(SYS_pidfd_open, sib, 0);
+	ASSERT_SYS(pidfd);
+	/* Freeze, let the sibling write: it blocks (D) holding the mm */
+	ASSERT_SYS(ioctl(fsfd, FIFREEZE, 0));
+	self->frozen = 1 + fsfd;
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	for (i = 0; i < 1000 && proc_state(sib) != 'D'; i++)
+		usleep(10000);
+	EXPECT_EQ(proc_state(sib), 'D');
+	ASSERT_SYS(kill(sharer, SIGKILL));
+	ASSERT_EQ(waitpid(sharer, &status, 0), sharer);
+	ASSERT_SYS(kill(sib, SIGKILL));
+	/* The sharer's mm, now only the dying sibling's: reap it */
+	rc = syscall(SYS_process_mrelease, pidfd, 0);
+	if (rc != 0)
+		TH_LOG("process_mrelease: %s", strerror(errno));
+	EXPECT_EQ(rc, 0);
+	ASSERT_SYS(ioctl(fsfd, FITHAW, 0));
+	self->frozen = 0;
+	EXPECT_EQ(waitpid(sib, &status, 0), sib);
+	EXPECT_TRUE(killed_by(status, SIGKILL));
+	/* The region is intact for its owner */
+	for (i = 0; i < 16; i++)
+		EXPECT_EQ(p[i * PAGE], 'D');
+	/* Let the mm go (a CPU in lazy TLB mode may hold it a while): the
+	 * fixture's teardown reads the kernel log */
+	usleep(300000);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	close(pidfd);
+	close(fsfd);
+	close(a.file);
+	unlink(path);
+	close(go[0]); close(go[1]); close(ready[0]); close(ready[1]);
+	unlink_region(_metadata, self);
 }
 
 /* ---- 11. smaps, mbind and mlock of a sharer stay off the host mm ----
