@@ -24,31 +24,14 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "proc-kb.h"
+
 #define SLOT (1UL << 39)
 #define TRIES 7
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
-
-/* "Field:   N kB" of a /proc file, or -1. */
-static long field_kb(const char *file, const char *field)
-{
-	char line[256];
-	size_t n = strlen(field);
-	long v = -1;
-	FILE *f = fopen(file, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, field, n) == 0 && line[n] == ':') {
-			v = strtol(line + n + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
 
 static int refreshed = 1;
 
@@ -61,7 +44,7 @@ static long pagetables_kb(void)
 		refreshed = 0;
 	if (f && fclose(f) != 0)
 		refreshed = 0;
-	return field_kb("/proc/meminfo", "PageTables");
+	return mt_proc_kb("/proc/meminfo", "PageTables");
 }
 
 /* A 512 GiB slot below 128 TiB that none of this process's mappings
@@ -103,7 +86,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int t = 0; t < TRIES; t++) {
-		long v0 = field_kb("/proc/self/status", "VmPTE"), p0 = pagetables_kb();
+		long v0 = mt_proc_kb("/proc/self/status", "VmPTE"), p0 = pagetables_kb();
 		char *p = mmap((void *)addr, 4096, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 		long v1, p1;
@@ -114,7 +97,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		*(volatile char *)p = 1;
-		v1 = field_kb("/proc/self/status", "VmPTE");
+		v1 = mt_proc_kb("/proc/self/status", "VmPTE");
 		p1 = pagetables_kb();
 		munmap(p, 4096);
 		if (v0 < 0 || v1 < 0 || p0 < 0 || p1 < 0) {

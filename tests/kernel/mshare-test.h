@@ -36,6 +36,7 @@
 
 #include "kselftest_harness.h"
 #include "mshare-uapi.h"
+#include "proc-kb.h"
 
 /* Logs from code outside a test function (no _metadata for TH_LOG). */
 #define mt_log(fmt, ...) fprintf(stderr, "# " fmt "\n", ##__VA_ARGS__)
@@ -440,26 +441,6 @@ static inline int mt_run_sharer(const char *name, int oflag, mt_child_fn fn, voi
 
 /* ---- /proc/meminfo ---- */
 
-/* Value in kB of a "Field: value kB" line of a /proc file (/proc/meminfo,
- * /proc/self/status), -1 when absent. */
-static inline long mt_proc_kb(const char *file, const char *field)
-{
-	char line[256];
-	size_t flen = strlen(field);
-	long v = -1;
-	FILE *f = fopen(file, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, field, flen) == 0 && line[flen] == ':') {
-			v = strtol(line + flen + 1, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return v;
-}
 
 static inline long mt_meminfo_kb(const char *field)
 {
