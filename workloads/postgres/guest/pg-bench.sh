@@ -81,13 +81,20 @@ pagetables_kb() { echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null; meminfo_kb Page
 # (512 GiB or more: its slot's PUD page is the region's, not in VmPTE).
 # Hex parsed by hand (busybox awk has no strtonum); below 2^53, exact.
 upper_slots() {
-	for p in "$@"; do echo "== $p"; cat "/proc/$p/maps" 2>/dev/null; done | awk '
+	# one awk for all the files (a process per backend is dear under
+	# TCG); busybox awk stops at a file it cannot open: a process gone
+	# meanwhile is left out
+	us_f=
+	for us_p in $(files maps "$@"); do [ -r "$us_p" ] && us_f="$us_f $us_p"; done
+	[ -n "$us_f" ] || { echo 0; return; }
+	# shellcheck disable=SC2086
+	awk '
 	function hex(t,  i, v) { v = 0; t = tolower(t); for (i = 1; i <= length(t); i++) v = v * 16 + index("0123456789abcdef", substr(t, i, 1)) - 1; return v }
-	$1 == "==" { for (k in seen) n++; delete seen; next }
+	FNR == 1 { for (k in seen) n++; delete seen }
 	{ split($1, r, "-"); a = hex(r[1]); b = hex(r[2])
 	  if (substr($2, 1, 3) == "---" || a >= 140737488355328 || b - a >= 549755813888) next
 	  for (k = int(a / 549755813888); k <= int((b - 1) / 549755813888); k++) seen[k] = 1 }
-	END { for (k in seen) n++; print n + 0 }'
+	END { for (k in seen) n++; print n + 0 }' $us_f 2>/dev/null
 }
 # TLB shootdown interrupts received, all CPUs (/proc/interrupts "TLB").
 tlb_shootdowns() { awk '$1 == "TLB:" {for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i} END {print s + 0}' /proc/interrupts; }
@@ -283,6 +290,10 @@ for n in $(echo "$conns" | tr ',' ' '); do
 			tp=$(date +%s)
 			fact passes_done "$(ls "$PGRUN/pass" | wc -l)"
 			fact passes_done_after_s $((tp - ts))
+			# (at the head of the run queue: pgbench -S runs in every
+			# backend that has done its pass, and under TCG a guest second
+			# of that costs about 16 host s)
+			urgent
 			fact pagetables_after_pass_kb "$(pagetables_kb)"
 			# at the same moment: the VmPTE of the backends and of pgbench,
 			# and the PUD pages in them (their 512 GiB slots), to hold the
