@@ -38,11 +38,7 @@ static int refreshed = 1;
 /* PageTables in kB, the per-CPU counts folded in first. */
 static long pagetables_kb(void)
 {
-	FILE *f = fopen("/proc/sys/vm/stat_refresh", "w");
-
-	if (!f || fputs("1\n", f) == EOF)
-		refreshed = 0;
-	if (f && fclose(f) != 0)
+	if (mt_vmstat_refresh() != 0)
 		refreshed = 0;
 	return mt_proc_kb("/proc/meminfo", "PageTables");
 }
