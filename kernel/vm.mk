@@ -68,7 +68,7 @@ $(GUEST_DIR)/bin/statx-dax: kernel/vm/statx-dax.c
 
 # The mshare syscall fuzzer (not a TAP test: tests/kernel/debug-kernel.sh and
 # make fuzz run it in the guest).
-$(GUEST_DIR)/bin/pt-accounting: kernel/vm/pt-accounting.c tests/kernel/proc-kb.h
+$(GUEST_DIR)/bin/pt-accounting: kernel/vm/pt-accounting.c kernel/include/proc-kb.h
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* "Field: value kB" lines of /proc files, for the guest tests
- * (mshare-test.h) and the guest tools (kernel/vm/pt-accounting.c). */
+ * (tests/kernel/mshare-test.h) and the guest tools (kernel/vm/pt-accounting.c). */
 #ifndef PROC_KB_H
 #define PROC_KB_H
 
