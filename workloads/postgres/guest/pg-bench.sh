@@ -69,11 +69,6 @@ minus() { isnum "$1" && isnum "$2" && echo $(($1 - $2)); }
 # would take seconds under TCG): PIDS are the arguments.
 # No PIDS: /dev/null (a bare `cat` would read stdin).
 files() { suffix=$1; shift; [ $# -gt 0 ] || echo /dev/null; for p in "$@"; do printf '/proc/%s/%s\n' "$p" "$suffix"; done; }
-# PageTables (kB) with the per-CPU vmstat counts folded in first
-# (/proc/sys/vm/stat_refresh): unfolded, /proc/meminfo lags by up to the
-# per-CPU threshold times the CPUs, tens of pages, a few % of a delta at
-# N = 10.
-pagetables_kb() { echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null; meminfo_kb PageTables; }
 # The 512 GiB slots (PGD entries: one PUD page each under 4-level paging)
 # the mappings of each process touch, summed over the processes (PIDS are
 # the arguments), from /proc/PID/maps: mappings with some access (PROT_NONE

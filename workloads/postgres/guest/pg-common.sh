@@ -71,6 +71,11 @@ msharefs_names() { ls -A /sys/fs/mshare 2>/dev/null | grep -v '^mshare_info$' | 
 
 # Kernel figures.
 meminfo_kb() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
+# PageTables (kB) with the per-CPU vmstat counts folded in first
+# (/proc/sys/vm/stat_refresh): unfolded, /proc/meminfo lags by up to the
+# per-CPU threshold times the CPUs, tens of pages (a fresh-clone CI read
+# 80 KiB of it for 20 connections whose region adds none).
+pagetables_kb() { echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null; meminfo_kb PageTables; }
 vmpte_kb() { awk '/^VmPTE:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 # minflt of a process (field 10 of /proc/PID/stat; the comm may hold spaces).
 minflt() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $8}'; }
