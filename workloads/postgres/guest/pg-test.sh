@@ -94,7 +94,7 @@ run_mode() {
 		warm="$warm SELECT 1 FROM t$t WHERE false;"
 		scan="$scan SELECT sum(length(x)) FROM t$t;"
 	done
-	pt0=$(pagetables_kb)
+	pt0=$(meminfo_kb PageTables)
 	t0=$(date +%s)
 	i=0
 	while [ $i -lt "$READERS" ]; do
@@ -113,7 +113,7 @@ run_mode() {
 	for p in $pids; do
 		pte0=$((pte0 + $(vmpte_kb "$p"))); flt0=$((flt0 + $(minflt "$p")))
 	done
-	pt1=$(pagetables_kb)
+	pt1=$(meminfo_kb PageTables)
 	# Release: cancelling the gate's pg_sleep aborts its transaction.
 	psqlc -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'gate'" >/dev/null
 	if ! wait_for "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'reader' AND wait_event = 'PgSleep'" \
@@ -128,7 +128,7 @@ run_mode() {
 		pte1=$((pte1 + $(vmpte_kb "$p"))); flt1=$((flt1 + $(minflt "$p")))
 		rss=$((rss + $(awk '/^RssShmem:/ {print $2}' "/proc/$p/status")))
 	done
-	pt2=$(pagetables_kb)
+	pt2=$(meminfo_kb PageTables)
 	fact "$mode.readers" "$(echo $pids | wc -w)"
 	fact "$mode.vmpte_gate_kb" "$pte0"
 	fact "$mode.vmpte_read_kb" "$pte1"
