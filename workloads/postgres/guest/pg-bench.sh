@@ -303,7 +303,6 @@ for n in $(echo "$conns" | tr ',' ' '); do
 			fact pgbench_vmpte_kb "$(vmpte_kb $bpid)"
 			fact pgbench_slots "$(upper_slots $bpid)"
 			cat "$PGRUN"/pass/* >"$out/$mode-c$n.passes" 2>/dev/null
-			urgent
 			t1=$(date +%s)
 			if [ "$mode" = mshare-2025-dax ]; then
 				# The 2025 design: every backend maps the whole 512 GiB
