@@ -65,6 +65,10 @@ struct region {
 	 * e.g. why MAP_SYNC was refused, or why msync would be a no-op. */
 	enum persist_mode persist;
 	char persist_why[512];
+	/* What the set-up did to the backing before any worker started
+	 * (issue 46: one rule for every file-backed backend): the record's
+	 * results.preparation. */
+	char preparation[200];
 	/* The persistent-memory namespace under the region, when the backend
 	 * knows it (devdax): the record's environment.pmem. */
 	struct pmem_namespace pmem;

@@ -23,6 +23,7 @@ static int anon_setup(struct region *r, char *err, size_t err_len)
 	snprintf(r->backing, sizeof(r->backing), "shared anonymous memory (inherited over fork)");
 	snprintf(r->fs_type, sizeof(r->fs_type), "shmem");
 	r->persist = PERSIST_VOLATILE;
+	snprintf(r->preparation, sizeof(r->preparation), "%s", BACKEND_PREP_ANON);
 	snprintf(r->persist_why, sizeof(r->persist_why),
 		 "shared anonymous memory: RAM, nothing outlives a reboot; msync(MS_SYNC) has nothing to write back");
 	return backend_map_fixed(r, -1, err, err_len);

@@ -80,6 +80,8 @@ static int file_setup(struct region *r, char *err, size_t err_len)
 	 * existing --path FILE is used as it is. */
 	if (fresh && backend_fd_initialize(r, b->fd, err, err_len) != 0)
 		return -1;
+	if (!fresh)
+		snprintf(r->preparation, sizeof(r->preparation), "%s", BACKEND_PREP_EXISTING);
 	return 0;
 }
 

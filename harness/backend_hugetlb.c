@@ -121,6 +121,8 @@ static int hugetlb_setup(struct region *r, char *err, size_t err_len)
 	r->persist = PERSIST_VOLATILE;
 	snprintf(r->persist_why, sizeof(r->persist_why),
 		 "hugetlbfs: RAM, nothing outlives a reboot; msync(MS_SYNC) has nothing to write back");
+	snprintf(r->preparation, sizeof(r->preparation),
+		 "fallocated before the workers start: the kernel allocates and zeroes every huge page then");
 	return 0;
 }
 

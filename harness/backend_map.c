@@ -169,8 +169,11 @@ int backend_fd_initialize(struct region *r, int fd, char *err, size_t err_len)
 	char *zeros;
 	size_t n = strlen(r->persist_why);
 
-	if (!r->map_sync || r->read_only)
+	if (r->read_only) {
+		snprintf(r->preparation, sizeof(r->preparation),
+			 "%s: not written (the run maps it read-only)", BACKEND_PREP_FILE_RULE);
 		return 0;
+	}
 	zeros = calloc(1, chunk);
 	if (!zeros) {
 		snprintf(err, err_len, "out of memory");
@@ -192,9 +195,11 @@ int backend_fd_initialize(struct region *r, int fd, char *err, size_t err_len)
 		snprintf(err, err_len, "fdatasync of %s: %s", r->backing, strerror(errno));
 		return -1;
 	}
-	snprintf(r->persist_why + n, sizeof(r->persist_why) - n,
-		 "; written once (zeros) at set-up, as a database initializes its files, so that no "
-		 "MAP_SYNC write fault has to commit filesystem metadata");
+	snprintf(r->preparation, sizeof(r->preparation), "%s", BACKEND_PREP_WRITTEN);
+	if (r->map_sync)
+		snprintf(r->persist_why + n, sizeof(r->persist_why) - n,
+			 "; written once (zeros) at set-up, as a database initializes its files, so that no "
+			 "MAP_SYNC write fault has to commit filesystem metadata");
 	return 0;
 }
 
@@ -216,6 +221,7 @@ int backend_devdax_open(struct region *r, char *err, size_t err_len)
 	r->dax = true;
 	r->map_sync = false;
 	r->backend_page_bytes = ns->align;
+	snprintf(r->preparation, sizeof(r->preparation), "%s", BACKEND_PREP_DEVDAX);
 	r->persist = PERSIST_PMEM;
 	snprintf(r->persist_why, sizeof(r->persist_why),
 		 "device-DAX %s (%s, no filesystem): its mappings are synchronous, CPU cache flushes from user "

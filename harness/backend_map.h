@@ -45,13 +45,28 @@ int backend_path_data(const char *path, char *fs, size_t fs_len, bool *dax, bool
  * PERSIST_MSYNC with the refusal recorded. Sets r->dax and r->fs_type. */
 void backend_fd_persist(struct region *r, int fd);
 
-/* For a file the backend created (all zeros) that is mapped MAP_SYNC:
- * write its first r->size bytes once (zeros), so that its extents are
- * written ones. A MAP_SYNC write fault on a block never written (an
- * unwritten extent from fallocate, or a hole) must make the filesystem's
- * metadata durable before it returns: measured in the guest, about 2 s
- * per such fault under TCG (a journal commit), which a database avoids by
- * initializing its files. Nothing to do otherwise. 0, or -1 with err. */
+/* The preparation rule of every file-backed backend (issue 46): a file the
+ * run creates is allocated (fallocate) and written once with zeros, then
+ * fdatasync'ed, before any worker starts, as a database initializes its
+ * files: no fault inside the timer allocates blocks, converts unwritten
+ * extents or zeroes them, on any backend. */
+#define BACKEND_PREP_FILE_RULE "file-backed: fallocated and written once with zeros before the workers start"
+#define BACKEND_PREP_WRITTEN \
+	"fallocated, written once with zeros and fdatasync'ed before the workers start (the file-backed rule)"
+#define BACKEND_PREP_ANON \
+	"none possible: shared anonymous pages are allocated and zeroed at their first fault, inside the timer"
+#define BACKEND_PREP_DEVDAX "none needed: device-DAX memory is mapped as it is, no allocation or zeroing at a fault"
+#define BACKEND_PREP_EXISTING \
+	"an existing file used as it is (--path FILE): not written by the run; its blocks are whatever it holds"
+/* For a file the backend created (all zeros, fallocated): write its first
+ * r->size bytes once (zeros) and fdatasync, so that its extents are
+ * written ones and r->preparation says so (BACKEND_PREP_WRITTEN). A write
+ * fault on a block never written (an unwritten extent from fallocate, or a
+ * hole) converts and zeroes it inside the timer; under MAP_SYNC it must
+ * also make the filesystem's metadata durable before it returns (measured
+ * in the guest, about 2 s per such fault under TCG, a journal commit).
+ * A database avoids both by initializing its files. Read-only runs: not
+ * written (said in r->preparation). 0, or -1 with err. */
 int backend_fd_initialize(struct region *r, int fd, char *err, size_t err_len);
 
 /* Open the device-DAX device at r->path for a mapping of r->size at

@@ -138,6 +138,7 @@ static int open_backing(struct region *r, struct mshare_state *s, bool anon, cha
 	}
 	if (anon) {
 		snprintf(r->backing, sizeof(r->backing), "anonymous (MAP_SHARED|MAP_ANONYMOUS)");
+		snprintf(r->preparation, sizeof(r->preparation), "%s", BACKEND_PREP_ANON);
 		r->persist = PERSIST_VOLATILE;
 		snprintf(r->persist_why, sizeof(r->persist_why),
 			 "shared anonymous memory: RAM, nothing outlives a reboot; msync(MS_SYNC) has nothing "

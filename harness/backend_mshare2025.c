@@ -147,6 +147,7 @@ static int m25_setup(struct region *r, char *err, size_t err_len)
 	/* Workers inherit the descriptor across fork; exec is never used. */
 	fcntl(b->fd, F_SETFD, 0);
 	r->backend_page_bytes = 4096;
+	snprintf(r->preparation, sizeof(r->preparation), "%s", BACKEND_PREP_ANON);
 	snprintf(r->backing, sizeof(r->backing), "%s (anonymous shared memory, region %lu bytes)", path,
 		 bytes);
 	snprintf(r->fs_type, sizeof(r->fs_type), "%s", MSHAREFS_TYPE);
@@ -211,6 +212,15 @@ static int m25_file_setup(struct region *r, char *err, size_t err_len)
 	}
 	r->dax = backend_fd_is_dax(dfd);
 	backend_fs_name(dfd, fs, sizeof(fs));
+	/* The file-backed rule (backend_map.h): written once before the
+	 * workers, as the file and mshare backends write theirs. */
+	snprintf(r->backing, sizeof(r->backing), "%.200s", r->path);
+	if (created && backend_fd_initialize(r, dfd, err, err_len) != 0) {
+		close(dfd);
+		return -1;
+	}
+	if (!created)
+		snprintf(r->preparation, sizeof(r->preparation), "%s", BACKEND_PREP_EXISTING);
 	if (m25_new_region(r, b, path, sizeof(path), &bytes, err, err_len) != 0) {
 		close(dfd);
 		return -1;

@@ -56,7 +56,13 @@ static int shm_setup(struct region *r, char *err, size_t err_len)
 	r->backend_page_bytes = 4096;
 	backend_fd_persist(r, b->fd);
 	snprintf(r->backing, sizeof(r->backing), "%s (unnamed O_TMPFILE)", dir);
-	return 0;
+	/* The file-backed rule (backend_map.h): its pages exist before the
+	 * workers start, as on every file backend. */
+	if (fallocate(b->fd, 0, 0, (off_t)r->size) != 0) {
+		snprintf(err, err_len, "cannot allocate %zu bytes in %s: %s", r->size, dir, strerror(errno));
+		return -1;
+	}
+	return backend_fd_initialize(r, b->fd, err, err_len);
 }
 
 const struct backend_ops backend_shm = {

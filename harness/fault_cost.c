@@ -23,7 +23,7 @@ void fault_cost_merge(struct fault_cost_slot *into, const struct fault_cost_slot
 	into->slept += from->slept;
 	into->preempted += from->preempted;
 	into->preempted_faults += from->preempted_faults;
-	for (int k = 0; k < FC_KINDS; k++) {
+	for (int k = 0; k < FC_HW_KINDS; k++) {
 		into->hw_instructions[k] += from->hw_instructions[k];
 		into->hw_touches[k] += from->hw_touches[k];
 	}

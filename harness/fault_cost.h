@@ -33,7 +33,16 @@
 #define FAULT_COST_BUCKETS \
 	((1u << FAULT_COST_SUB_BITS) * (FAULT_COST_MAX_BITS - FAULT_COST_SUB_BITS + 1))
 
-enum fault_cost_kind { FC_FAULT = 0, FC_NO_FAULT = 1, FC_KINDS = 2 };
+/* FC_FAULT holds every fault; FC_FIRST, FC_POPULATED and FC_SLEPT split
+ * them (issue 46): a fault that slept (nvcsw rose: it waited, on a lock or
+ * on another task's fault of the same page) is FC_SLEPT; one that did not
+ * is FC_FIRST when no worker had finished a touch of its page before this
+ * touch began, FC_POPULATED when one had (the page was in memory, only
+ * this process's entry was missing). Without the run's page map (NULL)
+ * a fault is in FC_FAULT (and FC_SLEPT) only. The hardware counts cover
+ * FC_FAULT and FC_NO_FAULT (FC_HW_KINDS). */
+enum fault_cost_kind { FC_FAULT = 0, FC_NO_FAULT = 1, FC_FIRST = 2, FC_POPULATED = 3, FC_SLEPT = 4, FC_KINDS = 5 };
+#define FC_HW_KINDS 2
 
 /* Shared by every worker of a run (in the results area). */
 struct fault_cost_shared {
@@ -50,32 +59,49 @@ struct fault_cost_slot {
 	/* --hw-instructions (hw_counter.h): retired instructions of the
 	 * touches of each kind that were counted, the fixed cost taken off
 	 * each (the largest of the merged workers'), reads that failed. */
-	uint64_t hw_instructions[FC_KINDS], hw_touches[FC_KINDS];
+	uint64_t hw_instructions[FC_HW_KINDS], hw_touches[FC_HW_KINDS];
 	uint64_t hw_baseline, hw_read_failures;
 };
 
 void fault_cost_slot_init(struct fault_cost_slot *s);
 void fault_cost_shared_init(struct fault_cost_shared *sh);
 
-/* Worker: one classified touch (inline: called once per touch). */
-static inline void fault_cost_note(struct fault_cost_shared *sh, struct fault_cost_slot *s, uint64_t value,
-				   uint64_t faults, uint64_t involuntary, uint64_t voluntary)
+static inline void fault_cost_add(struct fault_cost_shared *sh, struct fault_cost_slot *s, enum fault_cost_kind k,
+				  uint64_t value)
+{
+	tally_add(&s->kind[k], value);
+	if (sh)
+		__atomic_fetch_add(&sh->buckets[k][histogram_bucket_of(value, FAULT_COST_SUB_BITS,
+									FAULT_COST_MAX_BITS)],
+				   1, __ATOMIC_RELAXED);
+}
+
+/* Worker: one classified touch (inline: called once per touch); populated
+ * is 1 when another worker had finished a touch of the page before this
+ * one began, 0 when none had, -1 when unknown. */
+static inline void fault_cost_note_page(struct fault_cost_shared *sh, struct fault_cost_slot *s, uint64_t value,
+					uint64_t faults, uint64_t involuntary, uint64_t voluntary, int populated)
 {
 	if (involuntary) {
 		s->preempted++;
 		s->preempted_faults += faults;
 		return;
 	}
-	enum fault_cost_kind k = faults ? FC_FAULT : FC_NO_FAULT;
-	tally_add(&s->kind[k], value);
+	fault_cost_add(sh, s, faults ? FC_FAULT : FC_NO_FAULT, value);
 	if (faults) {
 		s->faults_taken += faults;
 		s->slept += voluntary != 0;
+		if (voluntary)
+			fault_cost_add(sh, s, FC_SLEPT, value);
+		else if (populated >= 0)
+			fault_cost_add(sh, s, populated ? FC_POPULATED : FC_FIRST, value);
 	}
-	if (sh)
-		__atomic_fetch_add(&sh->buckets[k][histogram_bucket_of(value, FAULT_COST_SUB_BITS,
-									FAULT_COST_MAX_BITS)],
-				   1, __ATOMIC_RELAXED);
+}
+
+static inline void fault_cost_note(struct fault_cost_shared *sh, struct fault_cost_slot *s, uint64_t value,
+				   uint64_t faults, uint64_t involuntary, uint64_t voluntary)
+{
+	fault_cost_note_page(sh, s, value, faults, involuntary, voluntary, -1);
 }
 
 /* Worker: the instructions counted around one touch (i0 before, i1

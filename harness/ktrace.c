@@ -833,3 +833,111 @@ int ktrace_probe_overhead(unsigned calls, struct ktrace_result *out, char *err, 
 		(void)getppid();
 	return ktrace_stop(&st, out, err, err_len);
 }
+
+/* ------------------------------------------------------- counting kprobes */
+
+int ktrace_count_start(struct ktrace_counter *c, const char *symbol, char *err, size_t err_len)
+{
+	char path[400], text[320], e2[400];
+	int pid = (int)getpid();
+
+	memset(c, 0, sizeof(*c));
+	scopy(c->symbol, sizeof(c->symbol), symbol);
+	if (geteuid() != 0) {
+		snprintf(err, err_len, "not root: kprobe events need root (tracefs)");
+		return -1;
+	}
+	if (find_tracefs(&c->st, err, err_len) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/kprobe_events", c->st.root);
+	if (!exists(path)) {
+		snprintf(err, err_len, "%s missing: kernel without CONFIG_KPROBE_EVENTS", path);
+		goto fail;
+	}
+	snprintf(c->st.group, sizeof(c->st.group), "%s", KTRACE_GROUP);
+	snprintf(c->event, sizeof(c->event), "count_%d", pid);
+	/* The event is only counted (kprobe_profile's hits), never kept: an
+	 * instance of its own with the smallest buffer enables it. */
+	snprintf(c->st.dir, sizeof(c->st.dir), "%s/instances/mshare-bench-count-%d", c->st.root, pid);
+	if (mkdir(c->st.dir, 0755) != 0) {
+		snprintf(err, err_len, "mkdir %s (a tracefs instance): %s", c->st.dir, strerror(errno));
+		goto fail;
+	}
+	c->st.instance = true;
+	snprintf(path, sizeof(path), "%s/buffer_size_kb", c->st.dir);
+	if (command(&c->st, path, "4", "shrinking the instance's ring buffer", err, err_len) != 0)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/kprobe_events", c->st.root);
+	snprintf(text, sizeof(text), "p:%s/%s %s", c->st.group, c->event, symbol);
+	if (command(&c->st, path, text, "the counting kprobe", err, err_len) != 0)
+		goto fail;
+	c->st.kp_entry = true;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/enable", c->st.dir, c->st.group, c->event);
+	if (command(&c->st, path, "1", "enabling the counting kprobe", err, err_len) != 0)
+		goto fail;
+	c->enabled = true;
+	c->st.armed = true;
+	return 0;
+fail:
+	ktrace_count_stop(c, NULL, NULL, e2, sizeof(e2));
+	return -1;
+}
+
+int ktrace_count_stop(struct ktrace_counter *c, uint64_t *hits, uint64_t *missed, char *err, size_t err_len)
+{
+	char path[300], text[320], name[96], e2[480] = "", e3[400];
+	int rc = 0, found = 0;
+
+	if (c->st.armed && hits) {
+		snprintf(path, sizeof(path), "%s/kprobe_profile", c->st.root);
+		char *all = read_text(path);
+		if (!all) {
+			snprintf(e2, sizeof(e2), "reading %s: %s", path, strerror(errno));
+			rc = 1;
+		} else {
+			for (char *line = strtok(all, "\n"); line; line = strtok(NULL, "\n")) {
+				unsigned long long h, m;
+				if (sscanf(line, "%95s %llu %llu", name, &h, &m) != 3)
+					continue;
+				const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+				if (strcmp(base, c->event) == 0) {
+					*hits = h;
+					if (missed)
+						*missed = m;
+					found++;
+				}
+			}
+			free(all);
+			if (found != 1) {
+				snprintf(e2, sizeof(e2), "%s lists the probe %d times", path, found);
+				rc = 1;
+			}
+		}
+	}
+	if (c->enabled) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/enable", c->st.dir, c->st.group, c->event);
+		if (removal(&c->st, path, "0", "disabling the counting kprobe", e3, sizeof(e3)) != 0 && rc++ == 0)
+			scopy(e2, sizeof(e2), e3);
+		c->enabled = false;
+	}
+	if (c->st.instance) {
+		if (rmdir(c->st.dir) != 0 && rc++ == 0)
+			snprintf(e2, sizeof(e2), "rmdir %s: %s", c->st.dir, strerror(errno));
+		c->st.instance = false;
+	}
+	if (c->st.kp_entry) {
+		snprintf(path, sizeof(path), "%s/kprobe_events", c->st.root);
+		snprintf(text, sizeof(text), "-:%s/%s", c->st.group, c->event);
+		if (removal(&c->st, path, text, "removing the counting kprobe", e3, sizeof(e3)) != 0 && rc++ == 0)
+			scopy(e2, sizeof(e2), e3);
+		c->st.kp_entry = false;
+	}
+	if (c->st.mounted) {
+		umount(c->st.root);
+		c->st.mounted = false;
+	}
+	c->st.armed = false;
+	if (rc && err && err_len)
+		scopy(err, err_len, e2);
+	return rc ? -1 : 0;
+}

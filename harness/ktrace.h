@@ -107,4 +107,20 @@ void ktrace_hist_free(struct ktrace_hist *h);
  * left out of min..max and mean. */
 void ktrace_hist_summary(const struct ktrace_hist *h, struct ktrace_result *out);
 
+/* A kprobe that only counts the calls of one kernel function (its hits in
+ * kprobe_profile), e.g. the page-table allocations PageTables leaves out.
+ * Root; the probe is enabled in a tracefs instance of its own with the
+ * smallest buffer and removed again by ktrace_count_stop. */
+struct ktrace_counter {
+	struct ktrace_state st;
+	char symbol[64], event[48];
+	bool enabled;
+};
+/* 0, or -1 with the reason in err (nothing left behind). */
+int ktrace_count_start(struct ktrace_counter *c, const char *symbol, char *err, size_t err_len);
+/* The calls since the start into *hits (and the probe's misses into
+ * *missed, may be NULL) when hits is not NULL, then removes everything.
+ * 0, or -1 with the first failure in err. */
+int ktrace_count_stop(struct ktrace_counter *c, uint64_t *hits, uint64_t *missed, char *err, size_t err_len);
+
 #endif

@@ -107,6 +107,40 @@ static void write_smaps(struct json_writer *w, const struct run_state *rs)
 	json_end_object(w);
 }
 
+/* results.pagetables.all_levels_delta_bytes and .levels (issue 46): the
+ * system view with every level in it, and which levels each figure holds
+ * (harness/pt_levels.h). */
+static void write_levels(struct json_writer *w, const struct run_state *rs, const struct run_result *r)
+{
+	const struct pt_levels *p = &rs->ptl;
+	int64_t all;
+	const char *mi = pt_levels_meminfo_text(p);
+
+	if (pt_levels_all(p, r->meminfo_delta, &all))
+		json_key_i64(w, "all_levels_delta_bytes", all);
+	else
+		json_key_null(w, "all_levels_delta_bytes");
+	json_begin_object(w, "levels");
+	if (mi)
+		json_key_string(w, "meminfo", mi);
+	else
+		json_key_null(w, "meminfo");
+	json_key_string(w, "vmpte", "pte+pmd+pud");
+	json_key_string(w, "all_levels", "pte+pmd+pud");
+	json_key_string(w, "probe", p->probe_note);
+	if (p->pud_measured)
+		json_key_u64(w, "pud_pages_added", p->pud_added);
+	else
+		json_key_null(w, "pud_pages_added");
+	json_key_string(w, "pud_source",
+			p->meminfo_has_pud == 1 ? "PageTables counts PUD pages on this kernel: none added"
+			: p->meminfo_has_pud == 0 ? "calls of " PT_LEVELS_PUD_SYMBOL
+						    " between the baseline and the parked point (a counting kprobe), system-wide"
+						  : "");
+	json_key_string(w, "error", p->meminfo_has_pud == -1 ? "PageTables' levels unknown (see probe)" : p->pud_error);
+	json_end_object(w);
+}
+
 /* results.pagetables: the system view (/proc/meminfo and per node) and
  * the per-process view (VmPTE). */
 static void write_pagetables(struct json_writer *w, const struct run_state *rs, const struct run_result *r)
@@ -119,6 +153,7 @@ static void write_pagetables(struct json_writer *w, const struct run_state *rs, 
 	json_key_i64(w, "meminfo_delta_bytes", r->meminfo_delta);
 	json_key_i64(w, "meminfo_delta_from_before_bytes", r->meminfo_delta_from_before);
 	json_key_bool(w, "meminfo_stat_refreshed", rs->meminfo_refreshed);
+	write_levels(w, rs, r);
 	json_key_u64(w, "vmpte_sum_bytes", r->vmpte_sum);
 	json_key_u64(w, "vmpte_baseline_sum_bytes", r->vmpte_baseline_sum);
 	json_key_double(w, "vmpte_baseline_per_worker_bytes", r->vmpte_baseline_per_worker);
@@ -200,8 +235,8 @@ static void write_faults(struct json_writer *w, const struct run_result *r)
  * why there are none; always the same keys. */
 static void write_hw_instructions(struct json_writer *w, const struct run_state *rs, const struct run_result *r)
 {
-	static const char *const names[FC_KINDS] = { "per_fault_mean", "per_no_fault_touch_mean" };
-	static const char *const counted[FC_KINDS] = { "faults_counted", "no_fault_touches_counted" };
+	static const char *const names[FC_HW_KINDS] = { "per_fault_mean", "per_no_fault_touch_mean" };
+	static const char *const counted[FC_HW_KINDS] = { "faults_counted", "no_fault_touches_counted" };
 	bool have = rs->cfg.hw_instructions && rs->hw_available;
 
 	json_begin_object(w, "hw_instructions");
@@ -211,7 +246,7 @@ static void write_hw_instructions(struct json_writer *w, const struct run_state 
 	json_key_string(w, "reason", rs->cfg.hw_instructions && !have ? rs->hw_why : "");
 	/* "instructions"; "task-clock" (ns) only when a test asked for it. */
 	json_key_string(w, "event", hw_counter_event());
-	for (int k = 0; k < FC_KINDS; k++) {
+	for (int k = 0; k < FC_HW_KINDS; k++) {
 		if (have && r->fc.hw_touches[k])
 			json_key_double(w, names[k], (double)r->fc.hw_instructions[k] / (double)r->fc.hw_touches[k]);
 		else
@@ -235,7 +270,8 @@ static void write_hw_instructions(struct json_writer *w, const struct run_state 
  * in the clock's unit. */
 static void write_fault_cost(struct json_writer *w, const struct run_state *rs, const struct run_result *r)
 {
-	static const char *const names[FC_KINDS] = { "faults", "no_fault_touches" };
+	static const char *const names[FC_KINDS] = { "faults", "no_fault_touches", "first_faults", "populated_faults",
+						     "slept_faults" };
 
 	json_begin_object(w, "fault_cost");
 	json_key_string(w, "unit", environment_time_unit());
@@ -250,6 +286,20 @@ static void write_fault_cost(struct json_writer *w, const struct run_state *rs, 
 			json_key_u64(w, "slept", r->fc.slept);
 		}
 		json_end_object(w);
+	}
+	/* What the split means, and the cost of getting 1 MiB mapped. */
+	json_key_string(w, "split", rs->area.populated
+		? "first_faults: no worker had finished a touch of the page before; populated_faults: one had (only "
+		  "this process's entry was missing); slept_faults: the fault slept (waited on a lock or another "
+		  "task's fault), apart from both; faults = all three"
+		: "no page map (region too large for it): faults and slept_faults only");
+	{
+		const struct tally *t = &r->fc.kind[FC_FAULT];
+		double mib = (double)r->slot.pages_touched * 4096.0 / (double)(1u << 20);
+		if (t->count && mib > 0)
+			json_key_double(w, "fault_time_per_mib_touched", (double)t->sum / mib);
+		else
+			json_key_null(w, "fault_time_per_mib_touched");
 	}
 	json_begin_object(w, "preempted");
 	json_key_u64(w, "count", r->fc.preempted);
@@ -359,6 +409,7 @@ void record_json(struct json_writer *w, const struct run_state *rs, const struct
 	json_key_bool(w, "map_sync", reg->map_sync);
 	json_key_string(w, "persist", persist_mode_name(reg->persist));
 	json_key_string(w, "persist_why", reg->persist_why);
+	json_key_string(w, "preparation", reg->preparation[0] ? reg->preparation : "not stated by the backend");
 	json_key_i64(w, "hugepages_added_to_pool", rs->hugepages_added);
 	write_smaps(w, rs);
 	write_pagetables(w, rs, r);

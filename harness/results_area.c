@@ -12,12 +12,15 @@ static size_t page_up(size_t n)
 	return (n + AREA_PAGE - 1) & ~(AREA_PAGE - 1);
 }
 
-int results_area_create(struct results_area *a, unsigned workers)
+int results_area_create(struct results_area *a, unsigned workers, size_t region_bytes)
 {
 	size_t ctl = page_up(sizeof(struct results_control));
+	size_t pages = region_bytes / AREA_PAGE, map = page_up((pages + 7) / 8);
 
 	*a = (struct results_area){ .fd = -1 };
-	a->head_bytes = ctl + page_up(sizeof(struct fault_cost_shared));
+	if (map > RESULTS_POPULATED_MAX)
+		map = pages = 0;
+	a->head_bytes = ctl + page_up(sizeof(struct fault_cost_shared)) + map;
 	a->table_bytes = page_up((size_t)workers * sizeof(struct worker_area));
 	a->fd = memfd_create("mshare-bench results", MFD_CLOEXEC);
 	if (a->fd < 0)
@@ -35,6 +38,9 @@ int results_area_create(struct results_area *a, unsigned workers)
 	}
 	a->control = a->head;
 	a->fault_cost = (struct fault_cost_shared *)((char *)a->head + ctl);
+	a->populated = map ? (uint8_t *)a->head + ctl + page_up(sizeof(struct fault_cost_shared)) : NULL;
+	a->populated_bytes = map;
+	a->populated_pages = pages;
 	a->workers = a->table;
 	return 0;
 fail:

@@ -64,15 +64,21 @@ struct results_control {
 
 struct results_area {
 	struct results_control *control;     /* the head: control block, */
-	struct fault_cost_shared *fault_cost; /* then the histograms */
+	struct fault_cost_shared *fault_cost; /* then the histograms, */
+	uint8_t *populated;                   /* then a bit per 4 KiB page of the region, or NULL */
+	size_t populated_bytes, populated_pages;
 	struct worker_area *workers;          /* every worker's (parent only) */
 	void *head, *table;                   /* the two mappings of the memfd */
 	size_t head_bytes, table_bytes;
 	int fd;                               /* the memfd; -1 once a worker has its own */
 };
 
-/* In the parent, before the first fork. 0, or -1 with errno. */
-int results_area_create(struct results_area *a, unsigned workers);
+/* The largest page map (a bit per 4 KiB page of the region: 64 MiB covers
+ * 2 TiB); a larger region has none (faults are not split by page). */
+#define RESULTS_POPULATED_MAX ((size_t)64 << 20)
+/* In the parent, before the first fork, for a region of region_bytes.
+ * 0, or -1 with errno. */
+int results_area_create(struct results_area *a, unsigned workers, size_t region_bytes);
 /* In worker `index`, first thing after fork: unmap the table, map this
  * worker's own worker_area alone and return it (NULL, errno set, if that
  * failed: the table is gone then, so the caller can only exit). */

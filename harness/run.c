@@ -142,6 +142,7 @@ static void kill_and_reap_all(struct run_state *rs)
 
 static void cleanup(struct run_state *rs)
 {
+	pt_levels_cleanup(&rs->ptl);
 	if (rs->kt.armed) {
 		/* Never leave the probes in the kernel behind an error. */
 		struct ktrace_result unused;
@@ -499,7 +500,7 @@ int run_main(int argc, char **argv)
 			cfg->workload->name, cfg->backend->name, err);
 		return 1;
 	}
-	if (results_area_create(&rs->area, cfg->workers) != 0) {
+	if (results_area_create(&rs->area, cfg->workers, cfg->size) != 0) {
 		cleanup(rs);
 		fprintf(stderr, "mshare-bench run: cannot map the shared results area: %s\n", strerror(errno));
 		return 1;
@@ -549,6 +550,8 @@ int run_main(int argc, char **argv)
 	 * Not for shared page tables: a probe would attach as a sharer. */
 	if (rs->region.dax && !cfg->backend->page_tables_shared)
 		rs->page_probe = page_probe_run(cfg->backend, &rs->region, cfg->write);
+	/* Which page-table levels PageTables counts on this kernel. */
+	pt_levels_probe(&rs->ptl);
 	/* Parked point of the system view; "before" is before any worker. */
 	rs->meminfo_refreshed = procfs_stat_refresh();
 	if (rs->region.dax)
@@ -589,6 +592,7 @@ int run_main(int argc, char **argv)
 	rs->meminfo_refreshed &= procfs_stat_refresh();
 	place_read_pagetables(&rs->numa, &rs->pt_baseline);
 	rs->meminfo_baseline = rs->pt_baseline.system;
+	pt_levels_window_start(&rs->ptl);
 	if (rs->region.backend_page_bytes > 4096)
 		rs->hugetlb_free_before = hugepool_available(rs->region.backend_page_bytes);
 
@@ -618,6 +622,7 @@ int run_main(int argc, char **argv)
 	rs->meminfo_refreshed &= procfs_stat_refresh();
 	place_read_pagetables(&rs->numa, &rs->pt_parked);
 	rs->meminfo_parked = rs->pt_parked.system;
+	pt_levels_window_stop(&rs->ptl);
 	read_vmpte(rs, rs->vmpte_parked);
 	if (rs->region.backend_page_bytes > 4096)
 		rs->hugetlb_free_parked = hugepool_available(rs->region.backend_page_bytes);

@@ -15,6 +15,7 @@
 #include "placement.h"
 #include "page_probe.h"
 #include "procfs.h"
+#include "pt_levels.h"
 #include "results_area.h"
 
 /* Exit status of a worker that stopped on an error (fig.error says why). */
@@ -83,6 +84,8 @@ struct run_state {
 	struct numa_pt_point pt_before, pt_baseline, pt_parked;
 	int64_t meminfo_before, meminfo_baseline, meminfo_parked;
 	bool meminfo_refreshed; /* vm.stat_refresh before every read */
+	/* Which levels PageTables counts; the PUD pages it leaves out. */
+	struct pt_levels ptl;
 	int64_t *vmpte_baseline, *vmpte_parked;
 	struct smaps_region smaps;
 	int smaps_worker;

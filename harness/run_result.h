@@ -20,7 +20,7 @@
  * 6: results.fault_cost.kernel (--kernel-fault-time) and
  *    results.fault_cost.hw_instructions (--hw-instructions), always present.
  * 7: environment.aslr (issue 33), environment.slurm (issue 30). */
-#define RECORD_SCHEMA_VERSION 7
+#define RECORD_SCHEMA_VERSION 8
 
 /* A latency histogram as the record gives it. */
 struct latency_figures {

@@ -136,6 +136,9 @@ void worker_main(struct run_state *rs, unsigned index)
 	     p += 4096)
 		(void)*p;
 	(void)*((const volatile char *)(rs->area.fault_cost + 1) - 1);
+	/* And the run's page map (a bit per page of the region). */
+	for (size_t o = 0; o < rs->area.populated_bytes; o += 4096)
+		(void)*((const volatile char *)rs->area.populated + o);
 
 	/* --cpus: its own CPU before it maps or faults anything. */
 	if (place_bind_worker(&rs->numa, index, err, sizeof(err)) != 0)
@@ -170,6 +173,8 @@ void worker_main(struct run_state *rs, unsigned index)
 		.detach = ctx_detach,
 		.harness_private = r,
 		.fault_cost = rs->area.fault_cost,
+		.populated = rs->area.populated,
+		.populated_pages = rs->area.populated_pages,
 	};
 
 	if (rs->hw_available)

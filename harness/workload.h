@@ -115,6 +115,11 @@ struct workload_ctx {
 	void *harness_private;
 	/* The run's shared fault-cost histograms (NULL: counts only). */
 	struct fault_cost_shared *fault_cost;
+	/* A bit per 4 KiB page of the region, set once a worker has finished
+	 * a touch of it (NULL: no page map): splits faults into first ones
+	 * and ones on a page another worker populated (fault_cost.h). */
+	uint8_t *populated;
+	size_t populated_pages;
 };
 
 struct json_writer;
@@ -188,6 +193,10 @@ static inline void workload_touch_page(struct workload_ctx *ctx, volatile char *
 {
 	struct rusage *r0 = &ctx->slot->touch_ru[0], *r1 = &ctx->slot->touch_ru[1];
 	int hw = ctx->slot->hw_fd;
+	/* Outside the timed window and the counters: was the page populated? */
+	size_t page = (size_t)(((uintptr_t)p - (uintptr_t)ctx->base) >> 12);
+	bool mapped = ctx->populated && page < ctx->populated_pages;
+	int populated = mapped ? (__atomic_load_n(&ctx->populated[page >> 3], __ATOMIC_ACQUIRE) >> (page & 7)) & 1 : -1;
 	uint64_t i0 = hw >= 0 ? hw_counter_read(hw) : 0;
 
 	getrusage(RUSAGE_THREAD, r0);
@@ -207,8 +216,10 @@ static inline void workload_touch_page(struct workload_ctx *ctx, volatile char *
 	uint64_t involuntary = (uint64_t)(r1->ru_nivcsw - r0->ru_nivcsw);
 	histogram_record(&ctx->slot->fault_ns, t1 - t0);
 	ctx->slot->pages_touched++;
-	fault_cost_note(ctx->fault_cost, &ctx->slot->fault_cost, t1 - t0, faults, involuntary,
-			(uint64_t)(r1->ru_nvcsw - r0->ru_nvcsw));
+	fault_cost_note_page(ctx->fault_cost, &ctx->slot->fault_cost, t1 - t0, faults, involuntary,
+			     (uint64_t)(r1->ru_nvcsw - r0->ru_nvcsw), populated);
+	if (populated == 0)
+		__atomic_fetch_or(&ctx->populated[page >> 3], (uint8_t)(1u << (page & 7)), __ATOMIC_RELEASE);
 	if (hw >= 0)
 		fault_cost_hw_note(&ctx->slot->fault_cost, faults, involuntary, i0, i1);
 }
