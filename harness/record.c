@@ -166,7 +166,24 @@ static void page_size_obtained(const struct run_state *rs, struct run_result *r)
 		const struct workload_ops *wl = rs->cfg.workload;
 		bool every_page = wl->touches_whole_region && wl->touch_stride <= 4096;
 
-		if (!every_page || r->slot.pages_touched < pages || faults == 0) {
+		/* The region's shared page tables, counted by the kernel: with
+		 * no PTE page among them, the leaves are PMDs (or PUDs with no
+		 * PMD page either). The system view of a quiet guest; only
+		 * where PageTables' levels are known. */
+		int64_t delta = rs->meminfo_parked - rs->meminfo_baseline;
+		int64_t pud = 4096 * (int64_t)blocks_spanned(rs->region.addr, rs->cfg.size, 1ull << 39);
+		int64_t pmd = 4096 * (int64_t)blocks_spanned(rs->region.addr, rs->cfg.size, 1ull << 30);
+		int64_t below = delta - (rs->ptl.meminfo_has_pud == 1 ? pud : 0);
+
+		if ((!every_page || r->slot.pages_touched < pages || faults == 0) && rs->ptl.meminfo_has_pud >= 0 &&
+		    delta >= 0 && below < pmd + 4096 && r->slot.pages_touched > 0) {
+			r->page_bytes = below <= 0 ? 1u << 30 : 2u << 20;
+			r->page_source = below <= 0
+				? "page tables: the region's shared page tables hold no PMD or PTE page (PUD leaves; "
+				  "a DAX file under shared page tables, which smaps cannot see)"
+				: "page tables: the region's shared page tables hold PMD pages and no PTE page (PMD "
+				  "leaves; a DAX file under shared page tables, which smaps cannot see)";
+		} else if (!every_page || r->slot.pages_touched < pages || faults == 0) {
 			r->page_bytes = 0;
 			r->page_source = "unknown: a DAX file under shared page tables (smaps cannot see PMD mappings "
 					 "of device memory) and the workload did not touch every 4 KiB page";
