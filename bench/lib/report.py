@@ -383,12 +383,39 @@ def figures(run, report_tmp):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def lead_table(run_arg):
+    """The lead comparison as table rows (bench/headline --json): setup, page
+    size, bytes per process, in all, saving against mshare's best; [] when
+    the run has none."""
+    r = subprocess.run([os.path.join(ROOT, "bench", "headline"), "--json", run_arg], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        setups = json.loads(r.stdout)["setups"] if r.returncode == 0 else []
+    except (ValueError, KeyError):
+        return []
+    rows = []
+    for x in setups:
+        page = x.get("page")
+        rows.append({"setup": x["label"], "mshare": x["mshare"],
+                     "page": _size(page) if page else "not known",
+                     "per_process": ("%.1f B" % x["per_process"]) if x["per_process"] < 100 else _size(x["per_process"]),
+                     "total": _size(x["total"]),
+                     "saving": "-" if x["mshare"] else _size(x["saving_vs_mshare"]) if x["saving_vs_mshare"] >= 0
+                     else "-" + _size(-x["saving_vs_mshare"]),
+                     "levels": {"pte+pmd+pud": "PTE, PMD, PUD", "pte+pmd": "PTE, PMD (no PUD)"}.get(
+                         x["levels"], "not recorded (records before schema 8)")})
+    return rows
+
+
 def headline(run_arg):
     r = subprocess.run([os.path.join(ROOT, "bench", "headline"), run_arg], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True, cwd=ROOT)
     # On no headline it says why, on stdout or stderr: both are shown.
     why = "\n".join(x.strip() for x in (r.stdout, r.stderr) if x.strip())
+    lines = r.stdout.splitlines()
     return {"ok": r.returncode == 0, "text": r.stdout.rstrip("\n"),
+            "lead": lines[0] if r.returncode == 0 and lines and lines[0].startswith("at ") else "",
+            "table": lead_table(run_arg) if r.returncode == 0 else [],
             "error": (why or "bench/headline exited %d" % r.returncode) if r.returncode else ""}
 
 

@@ -128,6 +128,7 @@ try:
         browser = None
         for what in ("chromium: the page loads from file://", "chromium: every image loaded (natural width > 0)",
                      "chromium: headline text equals bench/headline's output",
+                     "chromium: the lead's table: a row per setup, its figures from bench/headline --json",
                      "chromium: a table cell equals the record's figure",
                      "chromium: hostile strings shown as text, no element injected, no script ran",
                      "chromium: no request other than file://", "chromium: no console error",
@@ -144,6 +145,14 @@ try:
                               "document.getElementById('headline-text').textContent")
             t.ok(hl.returncode == 0 and shown == hl.stdout.rstrip("\n"),
                  "chromium: headline text equals bench/headline's output", "%r\n%r" % (shown, hl.stdout))
+            lead = json.loads(tap.run([os.path.join(tap.ROOT, "bench", "headline"), "--json", run]).stdout or "{}")
+            rows = page.eval("Array.from(document.querySelectorAll('#headline-table tr')).slice(1).map("
+                             "r => Array.from(r.cells).map(c => c.textContent))")
+            want_rows = [[x["label"], runrecords.human(x["total"], "bytes")] for x in lead.get("setups", [])]
+            t.ok(rows and [[r[0], r[3]] for r in rows] == want_rows
+                 and page.eval("document.getElementById('headline-lead').textContent") == hl.stdout.splitlines()[0],
+                 "chromium: the lead's table: a row per setup, its figures from bench/headline --json; the lead line "
+                 "above it", "%r\n%r" % (rows, want_rows))
             cell = page.eval("(function(){var c = document.querySelector("
                              "'#table-pagetables tr[data-point=\"%s\"] td[data-metric=\"pt_meminfo\"]');"
                              "return c && [c.getAttribute('data-median'), c.textContent];})()" % MS)
