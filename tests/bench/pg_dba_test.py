@@ -124,6 +124,9 @@ with tempfile.TemporaryDirectory() as d:
     t.ok(all(cond.get(k) is not None for k in ("shared_buffers", "scale", "connections", "mode", "kernel", "clock", "design")),
          "the record states its conditions", cond)
     t.ok(cond.get("design") == "no mshare", "a 4k record's design: no mshare", cond.get("design"))
+    env = rec.get("environment", {})
+    t.ok(env.get("time_unit") == {"host-ns": "ns", "guest-instructions": "instructions"}.get(env.get("clock"), "ns"),
+         "the record names the unit of its times with its clock (issue 46: never null)", env)
     dba = res.get("dba") or {}
     t.ok(dba.get("first_pass") == fp and dba.get("vmpte_split") == split, "the record holds the split and faults", dba)
     tx, win = res.get("faults", {}).get("transactions"), res.get("faults", {}).get("window_s")
