@@ -39,7 +39,9 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 m = {x["mode"]: x for x in d["modes"]}
 assert d["kind"] == "model"
-assert sorted(m) == sorted(["4k", "hugetlb-2m", "hugetlb-1g", "dax-2m", "dax-1g", "mshare"]), m.keys()
+assert sorted(m) == sorted(["4k", "shm-thp", "hugetlb-2m", "hugetlb-1g", "dax-4k", "dax-2m", "devdax-2m", "devdax-1g",
+                            "mshare", "mshare-dax-4k", "mshare-dax-2m", "mshare-devdax-1g", "mshare-2025",
+                            "mshare-2025-dax-4k", "mshare-2025-dax-2m"]), m.keys()
 for x in m.values():
     for k in ("mode", "pagetable_bytes_total", "pagetable_bytes_per_process", "fits", "max_processes"):
         assert k in x, (x["mode"], k)
@@ -56,9 +58,25 @@ assert m["hugetlb-1g"]["pagetable_bytes_total"] == 1500 * 4096
 assert m["dax-2m"]["pagetable_bytes_per_process"] == 301 * 4096
 ms = m["mshare"]
 assert ms["pagetable_bytes_per_process"] == 0 and ms["pagetable_bytes_total"] == 153902 * 4096
-assert ms["fits"] is True and ms["max_processes"] == 4194304
+assert ms["fits"] is True and ms["max_processes"] == 4194304 and ms["max_processes_limited_by"] == "pid_max_limit"
+# Where the data lives decides the fit: 300 GiB in RAM vs on the device.
+assert ms["data"] == "ram" and ms["sga_ram_bytes"] == 300 << 30
+assert m["mshare-dax-4k"]["data"] == "device" and m["mshare-dax-4k"]["sga_ram_bytes"] == 0
+assert m["mshare-dax-4k"]["pagetable_bytes_total"] == ms["pagetable_bytes_total"]
+# mshare-dax-2m: 2 MiB leaves, no PTE pages: 300 PMD + 1 PUD + the host PGD page, once
+assert m["mshare-dax-2m"]["pagetable_bytes_total"] == 302 * 4096
+# mshare-devdax-1g: 1 PUD page + the host PGD page
+assert m["mshare-devdax-1g"]["pagetable_bytes_total"] == 2 * 4096
+# dax-4k: 4k's page tables, data on the device
+assert m["dax-4k"]["pagetable_bytes_total"] == k4["pagetable_bytes_total"] and m["dax-4k"]["sga_ram_bytes"] == 0
+assert m["devdax-2m"]["pagetable_bytes_per_process"] == 301 * 4096 and m["devdax-2m"]["data"] == "device"
+assert m["shm-thp"]["pagetable_bytes_per_process"] == 301 * 4096 and m["shm-thp"]["data"] == "ram"
+assert m["devdax-1g"]["pagetable_bytes_total"] == 1500 * 4096
+for x in m.values():
+    assert x["levels_counted"].startswith("pte+pmd+pud"), x
+    assert any(s["key"] == "kernel" for s in x["settings"]), x["mode"]
 PY
-check_status $? "JSON: required keys, and every mode's figures for the cover letter"
+check_status $? "JSON: required keys, and every mode's figures for the cover letter (15 deployments, data in RAM or on the device)"
 
 # Unaligned address: shown in the default table, with the cost.
 plan --sga 2G --processes 16 --ram 24G --addr 0x20000200000 --json >"$tmp/unal.json" 2>&1
