@@ -358,7 +358,7 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 		json_begin_object(&w, NULL);
 		json_key_u64(&w, "planner_version", 1);
 		json_key_string(&w, "kind", "pid");
-		json_key_i64(&w, "pid", a->pid);
+		json_key_i64(&w, "pid", p.pid);
 		json_begin_object(&w, "segment");
 		json_key_hex(&w, "start", p.seg_start);
 		json_key_hex(&w, "end", p.seg_end);
@@ -450,8 +450,15 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 		goto done;
 	}
 
-	fprintf(out, "mshare-bench plan --pid %d: MEASURED now from /proc, then MODELLED (each figure says which)\n\n",
-		(int)a->pid);
+	if (a->by_shmid)
+		fprintf(out, "mshare-bench plan --shmid %" PRId64 ": MEASURED now from /proc, then MODELLED (each figure says "
+			"which)\n\n", a->shmid);
+	else if (a->file)
+		fprintf(out, "mshare-bench plan --file %s: MEASURED now from /proc, then MODELLED (each figure says "
+			"which)\n\n", a->file);
+	else
+		fprintf(out, "mshare-bench plan --pid %d: MEASURED now from /proc, then MODELLED (each figure says which)\n\n",
+			(int)a->pid);
 	fprintf(out, "Segment: 0x%" PRIx64 "-0x%" PRIx64 " %s %s, %s, %s pages -> mode %s%s\n", p.seg_start, p.seg_end,
 		p.seg_perms, p.seg_name, FMT(size), FMT(p.seg_page_bytes), deploy_name(seg_deploy),
 		p.on_dax ? " (on DAX: data on the device)" : "");
