@@ -573,26 +573,33 @@ static int convert_reads(struct plan_args *a)
 	/* Random: expected distinct spans of B uniform picks among S. */
 	{
 		double e = (double)spans * (1.0 - pow(1.0 - 1.0 / (double)spans, (double)blocks));
-		uint64_t t = (uint64_t)llround(e), per = block < PT_PTE_SPAN ? block : 4096;
+		uint64_t t = (uint64_t)llround(e), per;
 		struct pt_range *map;
 
 		if (t < 1)
 			t = 1;
 		if (t > spans)
 			t = spans;
+		/* Each touched span holds its share of the blocks read (so the
+		 * touch map's bytes are the bytes read), at most the span. */
+		per = units_align_up((blocks + t - 1) / t * block, 4096);
+		if (per > PT_PTE_SPAN)
+			per = PT_PTE_SPAN;
 		map = calloc(t, sizeof(*map));
 		if (!map) {
 			fprintf(stderr, "mshare-bench plan: out of memory\n");
 			return 2;
 		}
-		/* t spans spread evenly over the region; a block in each (at
-		 * most what the region holds in it). */
+		/* t spans spread evenly over the region, their blocks in each,
+		 * never past the span (nor the region's end). */
 		for (uint64_t i = 0; i < t; i++) {
 			uint64_t span = i * spans / t;
 			uint64_t base = units_align_down(req->region.addr, PT_PTE_SPAN) + span * PT_PTE_SPAN;
 			uint64_t s0 = base > req->region.addr ? base - req->region.addr : 0;
-			uint64_t e0 = s0 + per;
+			uint64_t e0 = s0 + per, span_end = base + PT_PTE_SPAN - req->region.addr;
 
+			if (e0 > span_end)
+				e0 = span_end;
 			if (e0 > size)
 				e0 = size;
 			map[i] = (struct pt_range){ s0, e0, NULL };

@@ -376,6 +376,13 @@ plan --sga 1G --processes 10 --ram 64G --private 0 --mode 4k --reads 0.4% --json
 import json, sys
 assert json.load(sys.stdin)["modes"][0]["levels"]["pte"]["per_process_pages"] == 329'
 check_status $? "--reads 0.4% is the same as 0.004"
+# At 2T + 4 KiB the region reaches 513 spans: 513 x (1 - (512/513)^525) = 328.8 -> 329, each range inside its span.
+plan --sga 1G --processes 10 --ram 64G --private 0 --mode 4k --reads 0.004 --addr 0x20000001000 --json 2>&1 | python3 -c '
+import json, sys
+m = json.load(sys.stdin)["modes"][0]
+assert m["levels"]["pte"]["per_process_pages"] == 329, m["levels"]
+assert m["touched_bytes"] == 329 * 16384, m["touched_bytes"]   # ceil(525/329) = 2 blocks of 8 KiB a span'
+check_status $? "--reads at an unaligned address: 329 of 513 spans, each touched range inside its span"
 plan --sga 1G --processes 10 --ram 64G --private 0 --mode 4k --reads 5000blocks --access sequential --json 2>&1 | python3 -c '
 import json, sys
 lv = json.load(sys.stdin)["modes"][0]["levels"]
