@@ -483,6 +483,11 @@ static size_t vmpte_causes(const json_t *r, const struct point *p, enum view v, 
 
 		if (rest < 0)
 			rest = short_pages;
+		/* Only a shortfall has these causes (the model counting spans
+		 * never touched, or a baseline holding them): "about -7 of the
+		 * 512 spans" meant the measured figure was the larger. */
+		if (rest < 0.5)
+			return used;
 		if (!touched_all)
 			used = add_reason(buf, len, used,
 					  "touch fraction: about %.0f of the %" PRIu64 " 2 MiB spans the model counts got no "
@@ -608,7 +613,7 @@ static void print_text(FILE *out, const char *path, struct point *pts, size_t n)
 			skipped++;
 			continue;
 		}
-		fprintf(out, "  %s, %" PRIu64 " workers, %s at 0x%" PRIx64 ", %s (touches %.4g of the 2 MiB ranges), pages %s -> model %s\n",
+		fprintf(out, "  %s, %" PRIu64 " workers, %s at 0x%" PRIx64 ", %s (touches a fraction %.4g of its 2 MiB spans), pages %s -> model %s\n",
 			p->backend, p->workers, FMT(p->size), p->addr, p->workload, p->touch_fraction,
 			FMT(p->page_bytes), p->mode_label);
 		fprintf(out, "  model per process: PTE %" PRIu64 " + PMD %" PRIu64 " + PUD %" PRIu64

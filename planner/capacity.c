@@ -9,6 +9,8 @@ void capacity_compute(const struct pt_cost *cost, const struct capacity_inputs *
 {
 	bool sga_in_ram;
 	uint64_t fixed, per_process;
+	uint64_t limit = in->process_limit ? in->process_limit : PT_PID_MAX_LIMIT;
+	const char *limit_name = in->process_limit ? in->process_limit_name : "pid_max_limit";
 	/* Processes beyond the measured ones (the caller keeps processes >= measured). */
 	uint64_t added = in->processes > in->measured_processes ? in->processes - in->measured_processes : 0;
 
@@ -49,13 +51,13 @@ void capacity_compute(const struct pt_cost *cost, const struct capacity_inputs *
 	if (fixed > in->ram_bytes) {
 		out->max_processes = 0;
 	} else if (per_process == 0) {
-		out->max_processes = PT_PID_MAX_LIMIT;
-		out->max_limited_by = "pid_max_limit";
+		out->max_processes = limit;
+		out->max_limited_by = limit_name;
 	} else {
 		out->max_processes = units_sat_add(in->measured_processes, (in->ram_bytes - fixed) / per_process);
-		if (out->max_processes >= PT_PID_MAX_LIMIT) {
-			out->max_processes = PT_PID_MAX_LIMIT;
-			out->max_limited_by = "pid_max_limit";
+		if (out->max_processes >= limit) {
+			out->max_processes = limit;
+			out->max_limited_by = limit_name;
 		}
 	}
 }

@@ -31,6 +31,10 @@ struct capacity_inputs {
 	uint64_t measured_processes;
 	uint64_t measured_pt_bytes, measured_pte_bytes;
 	uint64_t own_pt_bytes_per_process;
+	/* The most processes there can be: this host's pid_max or threads-max
+	 * when the plan is for this host; 0: the kernel's PID_MAX_LIMIT. */
+	uint64_t process_limit;
+	const char *process_limit_name;  /* "pid_max", "threads-max" */
 };
 
 struct capacity {
@@ -49,7 +53,7 @@ struct capacity {
 	uint64_t shortfall_bytes;        /* demand - RAM when it does not */
 	double ram_fraction;             /* page tables / RAM */
 	uint64_t max_processes;
-	const char *max_limited_by;      /* "ram" or "pid_max_limit" */
+	const char *max_limited_by;      /* "ram", "pid_max_limit", or process_limit_name */
 };
 
 void capacity_compute(const struct pt_cost *cost, const struct capacity_inputs *in,

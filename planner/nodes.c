@@ -45,7 +45,7 @@ void nodes_compute(const struct capacity *c, const struct capacity_inputs *in, u
 	out->fits = fill(c, in, nodes, sga_node, in->processes, out->node);
 	/* Largest process count with every node fitting: the demand of each
 	 * node grows with the count, so bisect. */
-	uint64_t lo = 0, hi = PT_PID_MAX_LIMIT;
+	uint64_t lo = 0, hi = in->process_limit ? in->process_limit : PT_PID_MAX_LIMIT;
 	if (!fill(c, in, nodes, sga_node, 0, scratch)) {
 		out->max_processes = 0;
 		return;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "pid_probe.h"
@@ -284,6 +286,8 @@ static void count_run(struct span_count *sc, uint64_t s, uint64_t e, uint64_t le
 
 static enum pt_mode mode_of(const struct pid_probe *p)
 {
+	if (strncmp(p->seg_name, "/dev/dax", 8) == 0)
+		return p->seg_page_bytes >= GIB ? PT_MODE_DAX_1G : PT_MODE_DAX_2M;
 	if (p->seg_hugetlb)
 		return p->seg_page_bytes >= GIB ? PT_MODE_HUGETLB_1G : PT_MODE_HUGETLB_2M;
 	if (p->seg_pmd_mapped_bytes)
@@ -311,14 +315,25 @@ static int probe_one(struct pid_probe *p, pid_t pid, struct probe_proc *out, uin
 		snprintf(err, len, "pid %d: %s", (int)pid, strerror(errno));
 		return -1;
 	}
-	for (size_t i = 0; i < l.count; i++)
-		if (l.v[i].start == p->seg_start && l.v[i].end == p->seg_end &&
-		    strcmp(l.v[i].dev_inode, p->seg_dev_inode) == 0)
-			seg = &l.v[i];
+	/* The segment by what it is (device and inode), not by address:
+	 * processes may map it elsewhere. Of several mappings of it, the one
+	 * at the reference address, else the largest. */
+	for (size_t i = 0; i < l.count; i++) {
+		struct vma *v = &l.v[i];
+
+		if (strcmp(v->dev_inode, p->seg_dev_inode) != 0 || v->start >= PT_USER_VA_END)
+			continue;
+		out->vmas++;
+		if (!seg || (v->start == p->seg_start && seg->start != p->seg_start) ||
+		    (seg->start != p->seg_start && v->end - v->start > seg->end - seg->start))
+			seg = v;
+	}
 	if (!seg) {
 		free(l.v);
 		return 1;
 	}
+	out->seg_start = seg->start;
+	out->seg_end = seg->end;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		snprintf(err, len, "pid %d (%s): %s: %s", (int)pid, out->comm, path, strerror(errno));
@@ -489,19 +504,245 @@ static int choose_segment(struct pid_probe *p, pid_t pid, uint64_t segment, bool
 	return 0;
 }
 
-int pid_probe_run(pid_t pid, uint64_t segment, struct pid_probe *p, char *err, size_t err_len)
+/* Mappings of dev_inode in pid's maps (cheap: /proc/P/maps, not smaps);
+ * -1 when the maps cannot be read. */
+static int maps_count(pid_t pid, const char *dev_inode, uint64_t *first_start)
 {
-	pid_t *kids;
-	size_t nkids;
+	char path[64], line[1024];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off, ino;
+		char perms[8], dev[32], id[64];
+
+		if (!strchr(line, '\n') && !feof(f)) {
+			/* a name longer than the buffer: skip the rest of the line */
+			int c;
+
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+		}
+		if (sscanf(line, "%llx-%llx %7s %llx %31s %llu", &s, &e, perms, &off, dev, &ino) != 6)
+			continue;
+		snprintf(id, sizeof(id), "%s %llu", dev, ino);
+		if (strcmp(id, dev_inode) == 0 && s < PT_USER_VA_END) {
+			if (!n && first_start)
+				*first_start = s;
+			n++;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/* Every process in /proc, ascending. */
+static pid_t *all_pids(size_t *count)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t *v = NULL;
+	size_t n = 0, cap = 0;
+
+	*count = 0;
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 1024;
+			pid_t *x = realloc(v, nc * sizeof(*x));
+
+			if (!x)
+				break;
+			v = x;
+			cap = nc;
+		}
+		v[n++] = (pid_t)atoi(e->d_name);
+	}
+	closedir(d);
+	*count = n;
+	return v;
+}
+
+/* /proc/sysvipc/shm: the size, attach count and hugetlb-ness of a segment
+ * id. 0, or -1 when there is no such segment. */
+static int sysv_lookup(int64_t shmid, uint64_t *size, int64_t *nattch)
+{
+	FILE *f = fopen("/proc/sysvipc/shm", "re");
+	char line[512];
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		long long key, id, cpid, lpid, na;
+		unsigned perms;
+		unsigned long long sz;
+
+		if (sscanf(line, "%lld %lld %o %llu %lld %lld %lld", &key, &id, &perms, &sz, &cpid, &lpid, &na) == 7 &&
+		    id == shmid) {
+			*size = sz;
+			*nattch = na;
+			rc = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/* Is the file at name on DAX (statx's STATX_ATTR_DAX) or a device-DAX node? */
+static bool name_on_dax(const char *name)
+{
+	struct statx stx;
+
+	if (strncmp(name, "/dev/dax", 8) == 0)
+		return true;
+	if (name[0] != '/' || strstr(name, " (deleted)"))
+		return false;
+	if (statx(AT_FDCWD, name, 0, STATX_BASIC_STATS, &stx) != 0)
+		return false;
+	return (stx.stx_attributes_mask & 0x00200000) && (stx.stx_attributes & 0x00200000); /* STATX_ATTR_DAX */
+}
+
+/* The SysV segments pid attaches (names /SYSV..., inode = shmid). */
+static void list_sysv(struct pid_probe *p, pid_t pid)
+{
+	struct vma_list l;
+
+	if (read_vmas(pid, &l) < 0)
+		return;
+	for (size_t i = 0; i < l.count; i++) {
+		const struct vma *v = &l.v[i];
+		unsigned long long ino;
+		char dev[32];
+		bool seen = false;
+
+		if (strncmp(v->name, "/SYSV", 5) != 0 || sscanf(v->dev_inode, "%31s %llu", dev, &ino) != 2)
+			continue;
+		for (size_t k = 0; k < p->sysv_count; k++)
+			seen |= p->sysv[k].shmid == (int64_t)ino;
+		if (seen || p->sysv_count == sizeof(p->sysv) / sizeof(p->sysv[0]))
+			continue;
+		p->sysv[p->sysv_count].shmid = (int64_t)ino;
+		p->sysv[p->sysv_count].hugetlb = v->hugetlb;
+		if (sysv_lookup((int64_t)ino, &p->sysv[p->sysv_count].size, &p->sysv[p->sysv_count].nattch) < 0) {
+			p->sysv[p->sysv_count].size = v->end - v->start;
+			p->sysv[p->sysv_count].nattch = -1;
+		}
+		p->sysv_count++;
+	}
+	free(l.v);
+}
+
+/* The first process (lowest pid) mapping dev_inode, and where. */
+static pid_t first_mapper(const char *dev_inode, const pid_t *pids, size_t n, uint64_t *addr, size_t *unreadable)
+{
+	*unreadable = 0;
+	for (size_t i = 0; i < n; i++) {
+		int c;
+
+		if (pids[i] == getpid())
+			continue;
+		c = maps_count(pids[i], dev_inode, addr);
+		if (c < 0)
+			(*unreadable)++;
+		else if (c > 0)
+			return pids[i];
+	}
+	return 0;
+}
+
+int pid_probe_run(const struct probe_target *t, struct pid_probe *p, char *err, size_t err_len)
+{
+	pid_t *kids = NULL, *pids = NULL, pid = t->pid;
+	size_t nkids = 0, npids = 0;
 	uint64_t *buf;
 	char why[256];
 	struct timespec t0;
+	uint64_t segment = t->segment;
 
 	memset(p, 0, sizeof(*p));
-	p->pid = pid;
+	p->shmid = p->nattch = -1;
 	p->root = geteuid() == 0;
+	pids = all_pids(&npids);
+	if (!pids) {
+		snprintf(err, err_len, "cannot read /proc");
+		return -1;
+	}
+	if (t->by_shmid || t->file) {
+		/* Find a process that maps it; it is the reference. */
+		char id[96];
+		size_t unreadable;
+		uint64_t addr = 0;
+
+		if (t->by_shmid) {
+			uint64_t size;
+			int64_t na;
+
+			if (sysv_lookup(t->shmid, &size, &na) < 0) {
+				snprintf(err, err_len, "no SysV shared memory segment with id %" PRId64 " (see ipcs -m)",
+					 t->shmid);
+				free(pids);
+				return -1;
+			}
+			/* A SysV segment's inode is its id; its device is the
+			 * internal shm mount's: any device. */
+			pid = 0;
+			for (size_t i = 0; i < npids && !pid; i++) {
+				struct vma_list l;
+
+				if (pids[i] == getpid() || read_vmas(pids[i], &l) < 0)
+					continue;
+				for (size_t k = 0; k < l.count && !pid; k++) {
+					unsigned long long ino;
+					char dev[32];
+
+					if (strncmp(l.v[k].name, "/SYSV", 5) == 0 &&
+					    sscanf(l.v[k].dev_inode, "%31s %llu", dev, &ino) == 2 &&
+					    (int64_t)ino == t->shmid) {
+						pid = pids[i];
+						addr = l.v[k].start;
+					}
+				}
+				free(l.v);
+			}
+			if (!pid) {
+				snprintf(err, err_len, "SysV segment %" PRId64 " (%s) is attached %" PRId64 " time(s) but no "
+					 "process whose maps can be read maps it%s", t->shmid, FMT(size), na,
+					 p->root ? "" : " (run as root or as the database's owner)");
+				free(pids);
+				return -1;
+			}
+		} else {
+			struct stat st;
+
+			if (stat(t->file, &st) < 0) {
+				snprintf(err, err_len, "--file %s: %s", t->file, strerror(errno));
+				free(pids);
+				return -1;
+			}
+			snprintf(id, sizeof(id), "%02x:%02x %llu", major(st.st_dev), minor(st.st_dev),
+				 (unsigned long long)st.st_ino);
+			pid = first_mapper(id, pids, npids, &addr, &unreadable);
+			if (!pid) {
+				snprintf(err, err_len, "--file %s: no process maps it (%zu process(es) could not be read%s)",
+					 t->file, unreadable, p->root ? "" : "; run as root or as the database's owner");
+				free(pids);
+				return -1;
+			}
+		}
+		segment = addr;
+	}
+	p->pid = pid;
 	if (kill(pid, 0) < 0 && errno == ESRCH) {
 		snprintf(err, err_len, "no such process");
+		free(pids);
 		return -1;
 	}
 	kids = descendants(pid, &nkids);
@@ -515,40 +756,76 @@ int pid_probe_run(pid_t pid, uint64_t segment, struct pid_probe *p, char *err, s
 			found = choose_segment(p, kids[i], 0, true, why, sizeof(why)) == 0;
 		if (!found) {
 			free(kids);
+			free(pids);
 			return -1;
 		}
 	}
+	if (t->by_shmid)
+		snprintf(p->why, sizeof(p->why), "--shmid %" PRId64 ", as pid %d maps it", t->shmid, (int)pid);
+	else if (t->file)
+		snprintf(p->why, sizeof(p->why), "--file %s, as pid %d maps it", t->file, (int)pid);
+	p->on_dax = name_on_dax(p->seg_name) || (t->file && name_on_dax(t->file));
+	if (strncmp(p->seg_name, "/SYSV", 5) == 0) {
+		unsigned long long ino;
+		char dev[32];
+		uint64_t size;
+
+		if (sscanf(p->seg_dev_inode, "%31s %llu", dev, &ino) == 2 && sysv_lookup((int64_t)ino, &size, &p->nattch) == 0)
+			p->shmid = (int64_t)ino;
+	}
+	list_sysv(p, pid);
 	buf = malloc(PAGEMAP_BATCH * 8);
-	p->procs = calloc(nkids + 1, sizeof(*p->procs));
+	p->procs = calloc(npids + 1, sizeof(*p->procs));
 	if (!buf || !p->procs) {
 		free(buf);
 		free(kids);
+		free(pids);
 		snprintf(err, err_len, "out of memory");
 		return -1;
 	}
+	/* Every process on the host that maps the segment, whatever its
+	 * parent: Oracle's background and server processes are children of
+	 * PID 1, not of one another. pid first, then ascending. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (size_t i = 0; i <= nkids; i++) {
-		pid_t q = i == 0 ? pid : kids[i - 1];
-		struct probe_proc *pp = &p->procs[p->proc_count];
-		int rc = probe_one(p, q, pp, buf, why, sizeof(why));
+	for (size_t i = 0; i <= npids; i++) {
+		pid_t q = i == 0 ? pid : pids[i - 1];
+		struct probe_proc *pp;
 		struct timespec now;
+		int c, rc;
 
-		/* Progress on stderr every 2 s: pagemap of a large segment in
-		 * thousands of processes takes a while. */
+		if (i > 0 && (q == pid || q == getpid()))
+			continue;
+		p->scanned++;
+		c = maps_count(q, p->seg_dev_inode, NULL);
+		if (c < 0) {
+			/* Gone, or another user's (not root): its maps are closed. */
+			if (kill(q, 0) == 0 || errno == EPERM)
+				p->maps_unreadable++;
+			continue;
+		}
+		if (c == 0) {
+			for (size_t k = 0; k < nkids; k++)
+				p->skipped_unmapped += kids[k] == q;
+			continue;
+		}
+		pp = &p->procs[p->proc_count];
+		rc = probe_one(p, q, pp, buf, why, sizeof(why));
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec - t0.tv_sec >= 2) {
-			fprintf(stderr, "mshare-bench plan --pid: read %zu of %zu processes\n", i + 1, nkids + 1);
+			fprintf(stderr, "mshare-bench plan --pid: read %zu of %zu processes\n", i + 1, npids + 1);
 			t0 = now;
 		}
-
 		if (rc == 0) {
+			pp->descendant = q == pid;
+			for (size_t k = 0; k < nkids && !pp->descendant; k++)
+				pp->descendant = kids[k] == q;
+			p->outside_tree += !pp->descendant;
+			p->vmas_found += pp->vmas;
 			p->proc_count++;
 			continue;
 		}
 		free_proc(pp);
-		if (rc > 0) {
-			p->skipped_unmapped += i > 0;
-		} else {
+		if (rc < 0) {
 			p->skipped_unreadable++;
 			if (!p->unreadable_example[0])
 				snprintf(p->unreadable_example, sizeof(p->unreadable_example), "%s", why);
@@ -556,19 +833,7 @@ int pid_probe_run(pid_t pid, uint64_t segment, struct pid_probe *p, char *err, s
 	}
 	free(buf);
 	free(kids);
-	/* Started at a child (a backend): its parent and siblings map the
-	 * segment too, and --pid PARENT would count them. */
-	if (p->proc_count && p->procs[0].pid == pid && p->procs[0].ppid > 1) {
-		struct vma_list l;
-
-		if (read_vmas(p->procs[0].ppid, &l) == 0) {
-			for (size_t i = 0; i < l.count; i++)
-				if (l.v[i].start == p->seg_start && l.v[i].end == p->seg_end &&
-				    strcmp(l.v[i].dev_inode, p->seg_dev_inode) == 0)
-					p->parent_maps_too = p->procs[0].ppid;
-			free(l.v);
-		}
-	}
+	free(pids);
 	if (p->proc_count == 0) {
 		snprintf(err, err_len, "no process mapping the segment could be read%s%s",
 			 p->unreadable_example[0] ? ": " : "", p->unreadable_example);

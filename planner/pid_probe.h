@@ -32,6 +32,11 @@ struct probe_candidate {
 
 struct probe_proc {
 	pid_t pid, ppid;
+	/* The segment in this process (processes may map it at different
+	 * addresses); vmas: how many mappings of it the process has. */
+	uint64_t seg_start, seg_end;
+	unsigned vmas;
+	bool descendant;                 /* of the --pid process */
 	char comm[32];
 	int64_t vmpte_bytes;             /* measured: /proc/P/status VmPTE */
 	/* Present pages of the segment, as offsets from its start (merged). */
@@ -75,15 +80,36 @@ struct pid_probe {
 	struct probe_proc *procs;        /* processes mapping the segment, by pid */
 	size_t proc_count;
 	size_t descendants;              /* PID's descendants seen */
+	size_t scanned;                  /* processes in /proc looked at */
+	size_t maps_unreadable;          /* of them, whose maps could not be read */
+	size_t outside_tree;             /* mapping processes that are not PID or its descendants */
+	size_t vmas_found;               /* mappings of the segment in the processes read */
+	/* SysV: the segment's id and attach count (/proc/sysvipc/shm); -1 when
+	 * the segment is not a SysV one. */
+	int64_t shmid, nattch;
+	bool on_dax;                     /* the file is on a DAX filesystem or a /dev/dax device */
+	/* Every SysV segment PID attaches (Oracle's SGA may be several). */
+	struct probe_sysv { int64_t shmid, nattch; uint64_t size; bool hugetlb; } sysv[16];
+	size_t sysv_count;
 	size_t skipped_unmapped;         /* descendants not mapping the segment */
 	size_t skipped_unreadable;       /* processes whose pagemap could not be read */
 	char unreadable_example[256];
-	pid_t parent_maps_too;           /* PID's parent maps the segment too (PID is e.g. a backend) */
+
 };
 
-/* Fill *p. segment: 0, or an address inside the mapping to take
- * (--segment). 0 on success; -1 with the reason in err. */
-int pid_probe_run(pid_t pid, uint64_t segment, struct pid_probe *p, char *err, size_t err_len);
+/* Which deployment: a process (and optionally an address inside the
+ * mapping), a SysV segment id, or a file or device path. */
+struct probe_target {
+	pid_t pid;
+	uint64_t segment;
+	bool by_shmid;
+	int64_t shmid;
+	const char *file;
+};
+
+/* Fill *p: the segment, then every process on the host that maps it,
+ * whatever its parent. 0 on success; -1 with the reason in err. */
+int pid_probe_run(const struct probe_target *t, struct pid_probe *p, char *err, size_t err_len);
 void pid_probe_free(struct pid_probe *p);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "capacity.h"
+#include "deploy.h"
 #include "pid_probe.h"
 #include "plan_pid.h"
 #include "json.h"
@@ -45,12 +46,15 @@ static double pct(double model, double measured)
 	return measured != 0 ? (model - measured) / measured * 100.0 : 0;
 }
 
-/* Where a mode would put the segment: where it is, except that hugetlb
- * needs its page size's alignment; a top-down mmap (the kernel's default)
- * then ends it at the current end aligned down. */
-static uint64_t placement(enum pt_mode m, uint64_t start, uint64_t size)
+/* Where a deployment would put the segment: where it is, except that it
+ * needs (hugetlbfs, device-DAX) or gets (THP, fsdax: the kernel aligns a
+ * mapping without an address hint) its page size's alignment; a top-down
+ * mmap (the kernel's default) then ends it at the current end aligned
+ * down. */
+static uint64_t placement(enum deploy_id d, uint64_t start, uint64_t size)
 {
-	uint64_t page = m == PT_MODE_HUGETLB_2M ? PT_PTE_SPAN : m == PT_MODE_HUGETLB_1G ? PT_PMD_SPAN : 0;
+	const struct deploy *x = deploy_get(d);
+	uint64_t page = x->shape == PT_MODE_MSHARE ? 0 : x->leaf_bytes > 4096 ? x->leaf_bytes : 0;
 	uint64_t len, end;
 
 	if (!page || start % page == 0)
@@ -116,9 +120,13 @@ static struct pt_range *union_touch(const struct pid_probe *p, const struct proc
 	return out;
 }
 
-static int model_proc(enum pt_mode m, uint64_t addr, uint64_t size, const struct probe_proc *q,
+/* The segment of process q in deployment d at addr; d < 0: in the shape
+ * measured (shape). */
+static int model_proc(int d, enum pt_mode shape, uint64_t addr, uint64_t size, const struct probe_proc *q,
 		      struct pt_cost *c, char *err, size_t len)
 {
+	enum pt_mode m = d >= 0 ? deploy_get((enum deploy_id)d)->shape : shape;
+
 	struct pt_region r = { .addr = addr, .size = size, .touch_fraction = 1,
 			       .touch = q->touch, .touch_count = q->touch_count,
 			       .around = q->around, .around_count = q->around_count, .around_known = true };
@@ -129,14 +137,19 @@ static int model_proc(enum pt_mode m, uint64_t addr, uint64_t size, const struct
 		c->mode = m;
 		return 0;
 	}
-	return pt_model(m, &r, c, err, len);
+	if (d >= 0 && deploy_get((enum deploy_id)d)->setup == SETUP_DEVDAX)
+		r.size = units_align_up(size, deploy_get((enum deploy_id)d)->leaf_bytes);
+	return d >= 0 ? deploy_model((enum deploy_id)d, &r, c, err, len) : pt_model(m, &r, c, err, len);
 }
 
 int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE *out)
 {
 	struct pid_probe p;
 	struct proc_model *pm = NULL;
-	struct plan_row rows[PT_MODE_COUNT];
+	struct plan_row rows[DEPLOY_COUNT];
+	struct probe_target target = { .pid = a->pid, .segment = a->segment, .by_shmid = a->by_shmid,
+				       .shmid = a->shmid, .file = a->file };
+	enum deploy_id seg_deploy;
 	struct pt_range *group_touch = NULL;
 	size_t group_touch_count = 0, busy = 0, least = 0, most = 0, check_fail = 0;
 	uint64_t size, group_touched_bytes = 0, seg_spans, busy_own = 0;
@@ -148,10 +161,16 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 	char err[512];
 	int rc = 0;
 
-	if (pid_probe_run(a->pid, a->segment, &p, err, sizeof(err)) < 0) {
-		fprintf(stderr, "mshare-bench plan: --pid %d: %s\n", (int)a->pid, err);
+	if (pid_probe_run(&target, &p, err, sizeof(err)) < 0) {
+		if (a->by_shmid)
+			fprintf(stderr, "mshare-bench plan: --shmid %" PRId64 ": %s\n", a->shmid, err);
+		else if (a->file)
+			fprintf(stderr, "mshare-bench plan: %s\n", err);
+		else
+			fprintf(stderr, "mshare-bench plan: --pid %d: %s\n", (int)a->pid, err);
 		return 2;
 	}
+	seg_deploy = deploy_of_shape(p.seg_mode, p.on_dax);
 	size = p.seg_end - p.seg_start;
 	seg_spans = pt_span_pages(p.seg_start, p.seg_end, PT_PTE_SPAN);
 	pm = calloc(p.proc_count, sizeof(*pm));
@@ -164,7 +183,8 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 		static const uint64_t span_of[3] = { PT_PTE_SPAN, PT_PMD_SPAN, PT_PUD_SPAN };
 		const struct probe_proc *q = &p.procs[i];
 
-		if (model_proc(p.seg_mode, p.seg_start, size, q, &pm[i].cost, err, sizeof(err)) < 0) {
+		if (model_proc(-1, p.seg_mode, q->seg_start, q->seg_end - q->seg_start, q, &pm[i].cost, err,
+			       sizeof(err)) < 0) {
 			fprintf(stderr, "mshare-bench plan: --pid %d: cannot model pid %d's segment: %s\n", (int)a->pid,
 				(int)q->pid, err);
 			rc = 2;
@@ -179,7 +199,8 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 		 * added here. */
 		for (int l = 0; l < 3; l++) {
 			unsigned at = pm[i].cost.left_out_at[l], own = q->own_at_edges[l];
-			bool one_span = units_align_down(p.seg_start, span_of[l]) == units_align_down(p.seg_end - 1, span_of[l]);
+			bool one_span = units_align_down(q->seg_start, span_of[l]) ==
+					units_align_down(q->seg_end - 1, span_of[l]);
 
 			if (one_span)
 				pm[i].unseen_pages += at && !own;
@@ -291,34 +312,39 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 	req->inputs.own_pt_bytes_per_process = busy ? (uint64_t)llround((double)busy_own / (double)busy) : 0;
 	memset(rows, 0, sizeof(rows));
 	for (int i = 0; i < req->mode_count; i++) {
-		enum pt_mode m = req->modes[i];
+		enum deploy_id m = req->modes[i];
 		struct pt_region r = req->region;
 		struct capacity_inputs in = req->inputs;
-		struct pt_cost cost;
 		bool ok = true;
 
 		r.addr = placement(m, p.seg_start, size);
+		if (deploy_get(m)->setup == SETUP_DEVDAX)
+			r.size = units_align_up(size, deploy_get(m)->leaf_bytes);
 		in.measured_pt_bytes = in.measured_pte_bytes = 0;
 		for (size_t k = 0; k < p.proc_count && ok; k++) {
 			struct pt_cost c;
+			const struct probe_proc *q = &p.procs[k];
 
-			ok = model_proc(m, r.addr, size, &p.procs[k], &c, rows[i].error, sizeof(rows[i].error)) == 0;
+			uint64_t qsize = q->seg_end - q->seg_start;
+
+			ok = model_proc((int)m, p.seg_mode, placement(m, q->seg_start, qsize), qsize, q, &c, rows[i].error,
+					sizeof(rows[i].error)) == 0;
 			in.measured_pt_bytes += pm[k].own_bytes + pt_cost_per_process_pages(&c) * PT_PAGE_BYTES;
 			in.measured_pte_bytes += c.per_process_pages[PT_LEVEL_PTE] * PT_PAGE_BYTES;
 		}
-		if (!ok || pt_model(m, &r, &cost, rows[i].error, sizeof(rows[i].error)) < 0) {
+		if (!ok || plan_compute_row(req, m, &r, &in, &rows[i]) < 0) {
+			rows[i].valid = false;
 			if (a->modes_given) {
-				fprintf(stderr, "mshare-bench plan: --mode %s: %s\n", pt_mode_name(m), rows[i].error);
+				fprintf(stderr, "mshare-bench plan: --mode %s: %s\n", deploy_name(m), rows[i].error);
 				rc = 2;
 				goto done;
 			}
 			continue;
 		}
-		if (r.addr != p.seg_start && !cost.note[0])
-			snprintf(cost.note, sizeof(cost.note), "placed at 0x%" PRIx64 ": %s needs that alignment "
-				 "(a top-down mmap ends it at the current end, aligned down)", r.addr, pt_mode_name(m));
-		rows[i].valid = true;
-		capacity_compute(&cost, &in, &rows[i].cap);
+		if (r.addr != p.seg_start && !rows[i].cap.cost.note[0])
+			snprintf(rows[i].cap.cost.note, sizeof(rows[i].cap.cost.note), "placed at 0x%" PRIx64 ": %s maps at "
+				 "that alignment (a top-down mmap ends it at the current end, aligned down)", r.addr,
+				 deploy_name(m));
 	}
 
 	busy_mean = busy ? busy_vmpte / (double)busy : 0;
@@ -332,7 +358,7 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 		json_begin_object(&w, NULL);
 		json_key_u64(&w, "planner_version", 1);
 		json_key_string(&w, "kind", "pid");
-		json_key_i64(&w, "pid", a->pid);
+		json_key_i64(&w, "pid", p.pid);
 		json_begin_object(&w, "segment");
 		json_key_hex(&w, "start", p.seg_start);
 		json_key_hex(&w, "end", p.seg_end);
@@ -342,11 +368,30 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 		json_key_string(&w, "name", p.seg_name);
 		json_key_u64(&w, "page_bytes", p.seg_page_bytes);
 		json_key_string(&w, "mode", pt_mode_name(p.seg_mode));
+		json_key_string(&w, "deployment", deploy_name(seg_deploy));
+		json_key_bool(&w, "on_dax", p.on_dax);
+		json_key_i64(&w, "shmid", p.shmid);
+		json_key_i64(&w, "nattch", p.nattch);
 		json_key_u64(&w, "spans_2m", seg_spans);
 		json_key_string(&w, "why", p.why);
 		json_end_object(&w);
 		json_key_bool(&w, "root", p.root);
 		json_key_u64(&w, "descendants", p.descendants);
+		json_key_u64(&w, "processes_scanned", p.scanned);
+		json_key_u64(&w, "maps_unreadable", p.maps_unreadable);
+		json_key_u64(&w, "outside_tree", p.outside_tree);
+		json_key_u64(&w, "mappings_found", p.vmas_found);
+		json_key_bool(&w, "attach_count_matches", p.nattch < 0 || (uint64_t)p.nattch == p.vmas_found);
+		json_begin_array(&w, "sysv_segments");
+		for (size_t i = 0; i < p.sysv_count; i++) {
+			json_begin_object(&w, NULL);
+			json_key_i64(&w, "shmid", p.sysv[i].shmid);
+			json_key_u64(&w, "size_bytes", p.sysv[i].size);
+			json_key_i64(&w, "nattch", p.sysv[i].nattch);
+			json_key_bool(&w, "hugetlb", p.sysv[i].hugetlb);
+			json_end_object(&w);
+		}
+		json_end_array(&w);
 		json_key_u64(&w, "skipped_not_mapping", p.skipped_unmapped);
 		json_key_u64(&w, "skipped_unreadable", p.skipped_unreadable);
 		json_begin_object(&w, "measured");
@@ -367,6 +412,10 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 			json_begin_object(&w, NULL);
 			json_key_i64(&w, "pid", p.procs[i].pid);
 			json_key_string(&w, "comm", p.procs[i].comm);
+			json_key_i64(&w, "ppid", p.procs[i].ppid);
+			json_key_bool(&w, "descendant", p.procs[i].descendant);
+			json_key_hex(&w, "segment_start", p.procs[i].seg_start);
+			json_key_u64(&w, "segment_mappings", p.procs[i].vmas);
 			json_key_i64(&w, "vmpte_bytes", p.procs[i].vmpte_bytes);
 			json_key_u64(&w, "touched_bytes", p.procs[i].touched_bytes);
 			json_key_u64(&w, "touched_spans_2m", pm[i].cost.touched_spans[PT_LEVEL_PTE]);
@@ -401,20 +450,53 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 		goto done;
 	}
 
-	fprintf(out, "mshare-bench plan --pid %d: MEASURED now from /proc, then MODELLED (each figure says which)\n\n",
-		(int)a->pid);
-	fprintf(out, "Segment: 0x%" PRIx64 "-0x%" PRIx64 " %s %s, %s, %s pages -> mode %s\n", p.seg_start, p.seg_end,
-		p.seg_perms, p.seg_name, FMT(size), FMT(p.seg_page_bytes), pt_mode_name(p.seg_mode));
+	if (a->by_shmid)
+		fprintf(out, "mshare-bench plan --shmid %" PRId64 ": MEASURED now from /proc, then MODELLED (each figure says "
+			"which)\n\n", a->shmid);
+	else if (a->file)
+		fprintf(out, "mshare-bench plan --file %s: MEASURED now from /proc, then MODELLED (each figure says "
+			"which)\n\n", a->file);
+	else
+		fprintf(out, "mshare-bench plan --pid %d: MEASURED now from /proc, then MODELLED (each figure says which)\n\n",
+			(int)a->pid);
+	fprintf(out, "Segment: 0x%" PRIx64 "-0x%" PRIx64 " %s %s, %s, %s pages -> mode %s%s\n", p.seg_start, p.seg_end,
+		p.seg_perms, p.seg_name, FMT(size), FMT(p.seg_page_bytes), deploy_name(seg_deploy),
+		p.on_dax ? " (on DAX: data on the device)" : "");
 	fprintf(out, "  chosen: %s\n", p.why);
 	for (size_t i = 0; i < p.cand_count && i < 5; i++)
 		fprintf(out, "  shared mapping %zu: 0x%" PRIx64 "-0x%" PRIx64 " %s %s\n", i + 1, p.cands[i].start,
 			p.cands[i].end, FMT(p.cands[i].end - p.cands[i].start), p.cands[i].name);
-	fprintf(out, "  %zu process(es) map it: pid %d and its descendants (%zu seen; %zu do not map it, %zu unreadable or gone%s%s)\n",
-		p.proc_count, (int)a->pid, p.descendants, p.skipped_unmapped, p.skipped_unreadable,
-		p.unreadable_example[0] ? ": " : "", p.unreadable_example);
-	if (p.parent_maps_too)
-		fprintf(out, "  note: pid %d's parent, %d, maps it too: --pid %d would count it and its other children\n",
-			(int)a->pid, (int)p.parent_maps_too, (int)p.parent_maps_too);
+	fprintf(out, "  %zu process(es) map it, found among all %zu processes on this host whatever their parent "
+		"(%zu of them pid %d or its descendants, %zu not: e.g. children of PID 1; %zu processes' maps "
+		"unreadable%s, %zu unreadable or gone while read%s%s)\n",
+		p.proc_count, p.scanned, p.proc_count - p.outside_tree, (int)p.pid, p.outside_tree, p.maps_unreadable,
+		p.maps_unreadable && !p.root ? ": other users', run as root or the owner" : "",
+		p.skipped_unreadable, p.unreadable_example[0] ? ": " : "", p.unreadable_example);
+	if (p.shmid >= 0) {
+		fprintf(out, "  SysV segment id %" PRId64 ": attach count (nattch, /proc/sysvipc/shm) %" PRId64 ", mappings "
+			"found %zu: %s\n", p.shmid, p.nattch, p.vmas_found,
+			(uint64_t)p.nattch == p.vmas_found ? "every attach found"
+			: "WARNING: they differ; the processes not found (other users', gone, or attaching after the "
+			  "scan) are not in the figures below");
+	} else if (p.maps_unreadable || p.skipped_unreadable) {
+		fprintf(out, "  WARNING: %zu process(es) could not be read: any of them mapping the segment is not in the "
+			"figures below (a file has no attach count to check against)\n",
+			p.maps_unreadable + p.skipped_unreadable);
+	}
+	if (p.sysv_count > 1 || (p.sysv_count == 1 && p.shmid < 0)) {
+		uint64_t total = 0;
+
+		fprintf(out, "  pid %d attaches %zu SysV segment(s) (Oracle's SGA may be several; --shmid ID plans "
+			"another):\n", (int)p.pid, p.sysv_count);
+		for (size_t i = 0; i < p.sysv_count; i++) {
+			total += p.sysv[i].size;
+			fprintf(out, "    shmid %-10" PRId64 " %10s nattch %" PRId64 "%s%s\n", p.sysv[i].shmid,
+				FMT(p.sysv[i].size), p.sysv[i].nattch, p.sysv[i].hugetlb ? ", hugetlb" : "",
+				p.sysv[i].shmid == p.shmid ? "  <- planned here" : "");
+		}
+		fprintf(out, "    in all %s: huge pages for all of them: %" PRIu64 " x 2 MiB (vm.nr_hugepages, as "
+			"hugepages_settings.sh counts)\n", FMT(total), (uint64_t)((total + PT_PTE_SPAN - 1) / PT_PTE_SPAN));
+	}
 	if (p.root)
 		fprintf(out, "  access: root; /proc/PID/pagemap read for every process\n\n");
 	else
@@ -425,8 +507,8 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 	fprintf(out, "Per process: VmPTE MEASURED (/proc/PID/status); 2 MiB spans of the segment with a page present "
 		"MEASURED (/proc/PID/pagemap); the segment's page tables MODELLED at the real address from them; "
 		"own = VmPTE - segment:\n");
-	fprintf(out, "  %8s %-16s %10s %13s %12s %12s %s\n", "pid", "comm", "VmPTE", "2 MiB spans", "segment",
-		"own", "");
+	fprintf(out, "  %8s %8s %-16s %10s %13s %12s %12s %s\n", "pid", "ppid", "comm", "VmPTE", "2 MiB spans",
+		"segment", "own", "");
 	for (size_t i = 0; i < p.proc_count; i++) {
 		const struct probe_proc *q = &p.procs[i];
 
@@ -434,7 +516,8 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 			fprintf(out, "  ... %zu more (--json lists every one)\n", p.proc_count - LIST_MAX);
 			break;
 		}
-		fprintf(out, "  %8d %-16s %10s %6" PRIu64 "/%-6" PRIu64 " %12s %12s %s\n", (int)q->pid, q->comm,
+		fprintf(out, "  %8d %8d %-16s %10s %6" PRIu64 "/%-6" PRIu64 " %12s %12s %s\n", (int)q->pid, (int)q->ppid,
+			q->comm,
 			FMT((uint64_t)q->vmpte_bytes), pm[i].cost.touched_spans[PT_LEVEL_PTE], seg_spans,
 			FMT(pm[i].seg_bytes), FMT(pm[i].own_bytes), pm[i].busy ? "busy" : "");
 	}
@@ -453,7 +536,7 @@ int plan_pid_main(struct plan_request *req, const struct plan_pid_args *a, FILE 
 		seg_pages[0], seg_pages[1], seg_pages[2]);
 
 	fprintf(out, "\nMODELLED at the real address (mode %s, each process's touch map, the mappings around it):\n",
-		pt_mode_name(p.seg_mode));
+		deploy_name(seg_deploy));
 	if (rep) {
 		const struct pt_cost *c = &pm[rep - p.procs].cost;
 		uint64_t out_pages = c->left_out_pages[0] + c->left_out_pages[1] + c->left_out_pages[2];

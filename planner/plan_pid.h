@@ -11,6 +11,9 @@
 
 struct plan_pid_args {
 	pid_t pid;
+	int64_t shmid;               /* --shmid (by_shmid) */
+	bool by_shmid;
+	const char *file;            /* --file PATH, or NULL */
 	uint64_t segment;            /* --segment ADDR, or 0 */
 	const char *save_touch_map;  /* --save-touch-map FILE, or NULL */
 	bool have_processes, modes_given, json;

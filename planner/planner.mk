@@ -1,7 +1,9 @@
 # Capacity planner (`mshare-bench plan`): its test binaries and figure.
-#   make plan-plot [RUN=RUN_DIR]   draw plots/planner.gp: the cover-letter case
-#                                  and, with RUN, the run's measured points
-#                                  (default output build/plots/planner.{png,svg})
+#   make plan-plot [RUN=RUN_DIR] [SGA=300G PROCESSES=1500 RAM=512G]
+#                                  draw plots/planner.gp: the scenario (default
+#                                  the cover letter's) and, with RUN, the run's
+#                                  measured points (build/plots/planner.{png,svg});
+#                                  `plan ... --plot FILE.svg` draws one plan
 PLANNER_SRCS := $(wildcard planner/*.c)
 # harness/parse.c: the suite's one parser of sizes, addresses and counts; harness/opts.c: the option tables.
 PLANNER_OBJS := $(PLANNER_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/harness/parse.o $(BUILD)/obj/harness/opts.o \
@@ -52,6 +54,7 @@ plan-plot: $(BIN)
 	@mkdir -p $(BUILD)/plots
 	@for fmt in png svg; do \
 		gnuplot -e "rundir='$(RUN)'" -e "out='$(abspath $(BUILD))/plots/planner'" -e "fmt='$$fmt'" \
+			-e "sga='$(SGA)'" -e "processes='$(PROCESSES)'" -e "ram='$(RAM)'" \
 			-e "common='$(abspath plots/common.gp)'" -e "root='$(abspath .)'" plots/planner.gp || exit 1; \
 		echo "$(BUILD)/plots/planner.$$fmt"; \
 	done

@@ -7,6 +7,7 @@
 #ifndef MSHARE_BENCH_PLANNER_UNITS_H
 #define MSHARE_BENCH_PLANNER_UNITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,11 @@
  * parse_size_or_zero, the suite's one size grammar. 0 on success; -1 if the
  * text is not a size. */
 int units_parse_size(const char *text, uint64_t *bytes);
+
+/* The planner's sizes (--sga, --ram, --private): as above, and also a
+ * decimal with a unit ("255.5G", "1.5T") whose bytes are whole. *had_unit
+ * is false for a plain number (bytes: the plan says so). 0 or -1. */
+int units_parse_size_unit(const char *text, uint64_t *bytes, bool *had_unit);
 
 /* A size as above, or a hexadecimal address "0x20000000000". */
 int units_parse_addr(const char *text, uint64_t *addr);

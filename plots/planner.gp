@@ -14,21 +14,31 @@
 #   kernel's rules); the RAM the records saw.
 if (!exists("rundir")) rundir = ""
 if (!exists("root")) root = "."
+# The scenario of the first panel (make plan-plot SGA=256G PROCESSES=3000
+# RAM=256G): by default the mshare cover letter's.
+if (!exists("sga") || strlen(sga) == 0) sga = "300G"
+if (!exists("processes") || strlen(processes) == 0) processes = "1500"
+if (!exists("ram") || strlen(ram) == 0) ram = "512G"
 plan = root."/build/mshare-bench plan"
-modes = "4k hugetlb-2m hugetlb-1g dax-2m mshare"
+# The modes of the first panel, in this order; the run panels name the
+# calibration's shapes, where the device-DAX 1 GiB shape is "dax-1g".
+modes = "4k hugetlb-2m hugetlb-1g dax-2m devdax-1g mshare"
+nmodes = words(modes)
 mode_of(i) = word(modes, i)
-mode_number(m) = m eq "4k" ? 1 : m eq "hugetlb-2m" ? 2 : m eq "hugetlb-1g" ? 3 : m eq "dax-2m" ? 4 : 5
+mode_number(m) = m eq "4k" ? 1 : m eq "hugetlb-2m" ? 2 : m eq "hugetlb-1g" ? 3 : m eq "dax-2m" ? 4 : \
+	(m eq "devdax-1g" || m eq "dax-1g") ? 5 : 6
 # dax-2m dashed and wider, drawn after hugetlb-2m: with a region under
 # 1 GiB the two lines are the same, and the green shows between the dashes.
-mode_dt(i) = i == 4 ? 2 : 1
+mode_dt(i) = i == 4 ? 2 : i == 5 ? 4 : 1
 mode_lw(i) = i == 4 ? 3 : 2
 # One colour per mode, mshare in the same red as in the run figures (never
 # gnuplot's default linetype 5, a pale yellow).
-mode_color(i) = word("#1f77b4 #2ca02c #006d2c #9467bd #d62728", i)
+mode_color(i) = word("#1f77b4 #2ca02c #006d2c #9467bd #8c564b #d62728", i)
 human(b) = b >= 2.0**40 ? sprintf("%.3g TiB", b / 2.0**40) : b >= 2.0**30 ? sprintf("%.3g GiB", b / 2.0**30) : \
 	   b >= 2.0**20 ? sprintf("%.3g MiB", b / 2.0**20) : sprintf("%.3g KiB", b / 1024.0)
 
 panels = 0
+cal = ""
 if (strlen(rundir) > 0) {
 	cal = plan." --calibrate '".rundir."' --series 2>/dev/null"
 	count = system(cal." | awk '$2 == \"panels\" {print $3}'")
@@ -49,15 +59,19 @@ set key outside below center horizontal maxcols 3 noenhanced height 1.5
 
 if (panels > 0) { set multiplot layout rows, cols }
 
-# The cover letter: 300 GiB at 2 TiB, 4k PTEs of 1500 processes (the
-# planner's figure, not a number written here).
-cover = "< ".plan." --sga 300G --processes 10000 --ram 512G --series"
-pte1500 = system(plan." --sga 300G --processes 1500 --ram 512G --mode 4k | sed -n 's/.*PTE .* per process, \\(.*\\) in all;.*/\\1/p'")
-set title sprintf("MODEL: 300 GiB SGA at 2 TiB, RAM 512 GiB, every page touched\n{/*0.8 the mshare cover letter's case; 4k at 1500 processes: %s of PTEs}", pte1500)
-set arrow 1 from 1500, graph 0 to 1500, graph 1 nohead dt 3 lc rgb "#888888"
-set label 1 "1500 processes" at 1500, graph 0.04 offset 0.5, 0 tc rgb "#666666"
-plot for [i=1:5] cover using 1:(column(i + 1) > 0 ? column(i + 1) : 1/0) with lines lw mode_lw(i) lc rgb mode_color(i) dt mode_dt(i) title mode_of(i)." (model)", \
-     cover using 1:7 with lines lw 2 dt 2 lc rgb "black" title "RAM 512 GiB"
+# The scenario (by default the cover letter: 300 GiB at 2 TiB, 4k PTEs of
+# 1500 processes), the planner's figures, not numbers written here; the
+# counts up to 10 x the processes asked; the RAM line is the series' last
+# column, after the modes.
+modelist = system("echo '".modes."' | tr ' ' ','")
+cover = "< ".plan." --sga ".sga." --processes ".sprintf("%d", 10 * int(processes))." --ram ".ram." --touch-fraction 1 --mode ".modelist." --series"
+pte = system(plan." --sga ".sga." --processes ".processes." --ram ".ram." --touch-fraction 1 --mode 4k | sed -n 's/.*PTE .* per process, \\(.*\\) in all;.*/\\1/p'")
+ramtext = system(plan." --sga ".sga." --processes 1 --ram ".ram." --mode 4k --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"inputs\"][\"ram_bytes\"])'") + 0.0
+set title sprintf("MODEL: %s SGA at 2 TiB, RAM %s, every page touched\n{/*0.8 4k at %s processes: %s of PTEs%s}", sga, human(ramtext), processes, pte, sga eq "300G" && processes eq "1500" ? " (the mshare cover letter's case)" : "")
+set arrow 1 from int(processes), graph 0 to int(processes), graph 1 nohead dt 3 lc rgb "#888888"
+set label 1 sprintf("%s processes", processes) at int(processes), graph 0.04 offset 0.5, 0 tc rgb "#666666"
+plot for [i=1:nmodes] cover using 1:(column(i + 1) > 0 ? column(i + 1) : 1/0) with lines lw mode_lw(i) lc rgb mode_color(i) dt mode_dt(i) title mode_of(i)." (model)", \
+     cover using 1:(column(nmodes + 2)) with lines lw 2 dt 2 lc rgb "black" title sprintf("RAM %s", human(ramtext))
 unset arrow 1
 unset label 1
 

@@ -18,6 +18,10 @@ def corpus(name):
         return [tuple(line.rstrip("\n").rsplit("\t", 1)) for line in f if not line.startswith("#") and "\t" in line]
 
 
+# The planner also takes a decimal with a unit (issue 43: a DBA writes
+# 255.5G); run and sweep specs do not. Its answers for the corpus's decimals:
+PLAN_DECIMALS = {"1.5G": 1610612736}
+
 t = tap.Tap()
 cases = [("" if text == '""' else text, None if want == "bad" else int(want)) for text, want in corpus("sizes.txt")]
 t.ok(len(cases) > 40, "the corpus has %d cases" % len(cases))
@@ -41,6 +45,7 @@ if why:
 else:
     wrong = []
     for text, want in cases:
+        want = PLAN_DECIMALS.get(text, want)
         r = tap.run([tap.HARNESS, "plan", "--sga", "4K", "--processes", "1", "--ram", "1T", "--mode", "4k",
                      "--json", "--private=" + text])
         got = None
@@ -50,7 +55,8 @@ else:
             got = "exit %d: %s" % (r.returncode, r.stderr.strip())
         if got != want:
             wrong.append("plan --private=%r: corpus %s, binary %s" % (text, want, got))
-    t.ok(not wrong, "plan --private reads every corpus size as the corpus says", "\n".join(wrong))
+    t.ok(not wrong, "plan --private reads every corpus size as the corpus says (and 1.5G as 1.5 GiB)",
+         "\n".join(wrong))
 
     wrong = []
     for text, want in cases:
@@ -64,11 +70,13 @@ else:
 
     wrong = []
     for text, want in cases:
+        want = PLAN_DECIMALS.get(text, want)
         r = tap.run([tap.HARNESS, "plan", "--processes", "1", "--ram", "1T", "--mode", "4k", "--sga=" + text])
         accept = want is not None and want > 0 and want <= (1 << 47) - (2 << 40)
         if (r.returncode == 0) != accept:
             wrong.append("plan --sga=%r: corpus %s, exit %d %s" % (text, want, r.returncode, r.stderr.strip()))
-    t.ok(not wrong, "plan --sga and run --size take the same sizes (0x1000 in both)", "\n".join(wrong))
+    t.ok(not wrong, "plan --sga and run --size take the same sizes (0x1000 in both), plan also 1.5G",
+         "\n".join(wrong))
 
     wrong, seen = [], 0
     for n, text in rendered:

@@ -175,7 +175,10 @@ print(f"per backend: segment {min(seg_model)}..{max(seg_model)} B modelled, touc
       f"of {seg['spans_2m']}; left out per process {d['model_check']['left_out_pages_per_process']} pages")
 # Projection: every mode present, the measured mode consistent.
 modes = {m["mode"]: m for m in d["projection"]["modes"]}
-res.append((sorted(modes) == sorted(["4k", "hugetlb-2m", "hugetlb-1g", "dax-2m", "dax-1g", "mshare"]), "projection in every mode"))
+res.append((sorted(modes) == sorted(["4k", "shm-thp", "hugetlb-2m", "hugetlb-1g", "dax-4k", "dax-2m", "devdax-2m",
+                                     "devdax-1g", "mshare", "mshare-dax-4k", "mshare-dax-2m", "mshare-devdax-1g",
+                                     "mshare-2025", "mshare-2025-dax-4k", "mshare-2025-dax-2m"]),
+            "projection in every mode (15 deployments)"))
 m = modes[mode]
 res.append((m["valid"] and m["pagetable_bytes_total"] >= total * 0.99,
             f"projection in {mode} at the measured count: {m['pagetable_bytes_total']} B total"))
@@ -225,9 +228,9 @@ if start_pg off; then
 		check_status $? "4k: --processes below the processes running now is refused, naming both"
 		set -- $backend_pids
 		"$BIN" plan --pid "$1" --mode 4k >"$tmp/backend.txt" 2>&1 &&
-			grep -q "1 process(es) map it" "$tmp/backend.txt" &&
-			grep -q "parent, $pg_pid, maps it too: --pid $pg_pid" "$tmp/backend.txt"
-		check_status $? "4k: plan --pid <a backend> measures it alone and points to the postmaster"
+			grep -q "25 process(es) map it, found among all" "$tmp/backend.txt" &&
+			grep -q "(1 of them pid $1 or its descendants, 24 not" "$tmp/backend.txt"
+		check_status $? "4k: plan --pid <a backend> finds the whole instance: the 25 processes, 24 of them outside the backend's tree"
 		# The touch map it saves, modelled with --addr alone: the
 		# neighbours are unknown there, so the segment is charged the
 		# pages --pid left out.

@@ -39,7 +39,9 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 m = {x["mode"]: x for x in d["modes"]}
 assert d["kind"] == "model"
-assert sorted(m) == sorted(["4k", "hugetlb-2m", "hugetlb-1g", "dax-2m", "dax-1g", "mshare"]), m.keys()
+assert sorted(m) == sorted(["4k", "shm-thp", "hugetlb-2m", "hugetlb-1g", "dax-4k", "dax-2m", "devdax-2m", "devdax-1g",
+                            "mshare", "mshare-dax-4k", "mshare-dax-2m", "mshare-devdax-1g", "mshare-2025",
+                            "mshare-2025-dax-4k", "mshare-2025-dax-2m"]), m.keys()
 for x in m.values():
     for k in ("mode", "pagetable_bytes_total", "pagetable_bytes_per_process", "fits", "max_processes"):
         assert k in x, (x["mode"], k)
@@ -56,9 +58,25 @@ assert m["hugetlb-1g"]["pagetable_bytes_total"] == 1500 * 4096
 assert m["dax-2m"]["pagetable_bytes_per_process"] == 301 * 4096
 ms = m["mshare"]
 assert ms["pagetable_bytes_per_process"] == 0 and ms["pagetable_bytes_total"] == 153902 * 4096
-assert ms["fits"] is True and ms["max_processes"] == 4194304
+assert ms["fits"] is True and ms["max_processes"] == 4194304 and ms["max_processes_limited_by"] == "pid_max_limit"
+# Where the data lives decides the fit: 300 GiB in RAM vs on the device.
+assert ms["data"] == "ram" and ms["sga_ram_bytes"] == 300 << 30
+assert m["mshare-dax-4k"]["data"] == "device" and m["mshare-dax-4k"]["sga_ram_bytes"] == 0
+assert m["mshare-dax-4k"]["pagetable_bytes_total"] == ms["pagetable_bytes_total"]
+# mshare-dax-2m: 2 MiB leaves, no PTE pages: 300 PMD + 1 PUD + the host PGD page, once
+assert m["mshare-dax-2m"]["pagetable_bytes_total"] == 302 * 4096
+# mshare-devdax-1g: 1 PUD page + the host PGD page
+assert m["mshare-devdax-1g"]["pagetable_bytes_total"] == 2 * 4096
+# dax-4k: 4k's page tables, data on the device
+assert m["dax-4k"]["pagetable_bytes_total"] == k4["pagetable_bytes_total"] and m["dax-4k"]["sga_ram_bytes"] == 0
+assert m["devdax-2m"]["pagetable_bytes_per_process"] == 301 * 4096 and m["devdax-2m"]["data"] == "device"
+assert m["shm-thp"]["pagetable_bytes_per_process"] == 301 * 4096 and m["shm-thp"]["data"] == "ram"
+assert m["devdax-1g"]["pagetable_bytes_total"] == 1500 * 4096
+for x in m.values():
+    assert x["levels_counted"].startswith("pte+pmd+pud"), x
+    assert any(s["key"] == "kernel" for s in x["settings"]), x["mode"]
 PY
-check_status $? "JSON: required keys, and every mode's figures for the cover letter"
+check_status $? "JSON: required keys, and every mode's figures for the cover letter (15 deployments, data in RAM or on the device)"
 
 # Unaligned address: shown in the default table, with the cost.
 plan --sga 2G --processes 16 --ram 24G --addr 0x20000200000 --json >"$tmp/unal.json" 2>&1
@@ -289,5 +307,145 @@ import json, sys
 m = json.load(open(sys.argv[1]))["modes"][0]
 assert m["nodes"]["max_processes_every_node"] == m["max_processes"] and m["nodes"]["fits_every_node"] == m["fits"]' "$tmp/one.json"
 check_status $? "--nodes 1 is the machine: same verdict and max processes"
+
+# --- issue 43: what to set, the DBA's units, no silent defaults, lists, CSV, plot ---
+plan --sga 255.5G --processes 100 --ram 512G --private 0 --mode hugetlb-2m,hugetlb-1g --nodes 2 --json \
+	>"$tmp/set.json" 2>"$tmp/err"
+check_status $? "255.5G is a size (a decimal with a unit)"
+python3 - "$tmp/set.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["inputs"]["sga_bytes"] == 274341036032, d["inputs"]          # 255.5 x 2^30
+m = {x["mode"]: x for x in d["modes"]}
+s2 = {x["key"]: x["value"] for x in m["hugetlb-2m"]["settings"]}
+# 255.5 GiB / 2 MiB = 130,816 pages; interleaved over 2 nodes: 65,408 each
+assert s2["vm.nr_hugepages"] == "130816", s2
+assert s2["/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages"] == "65408", s2
+assert s2["/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages"] == "65408", s2
+assert s2["memlock (/etc/security/limits.conf, kB)"] == "soft and hard memlock >= 267911168", s2   # 255.5 GiB in KiB
+assert s2["kernel.shmmax"] == ">= 274341036032" and s2["kernel.shmall"] == ">= 66977792", s2   # 4 KiB pages
+assert s2["postgresql.conf huge_pages"] == "on" and s2["Oracle use_large_pages"] == "ONLY", s2
+assert s2["PostgreSQL shared_memory_size_in_huge_pages"].startswith("130816"), s2
+assert "vm.hugetlb_shm_group" in s2 and s2["kernel"].startswith("any Linux"), s2
+s1 = {x["key"]: x["value"] for x in m["hugetlb-1g"]["settings"]}
+assert s1["kernel command line"] == "hugepagesz=1G hugepages=256", s1   # 255.5 GiB rounds up to 256 x 1 GiB
+assert s1["/sys/devices/system/node/node0/hugepages/hugepages-1048576kB/nr_hugepages"] == "128", s1
+assert s1["postgresql.conf huge_page_size"] == "1GB", s1
+PY
+check_status $? "what to set, hugetlb: nr_hugepages 130,816 (65,408 per node), 256 x 1 GiB at boot, memlock, shmmax/shmall, PostgreSQL and Oracle parameters"
+plan --sga 255.5G --processes 100 --ram 512G --private 0 --mode hugetlb-2m --nodes 2 --sga-node 1 --json 2>&1 |
+	python3 -c '
+import json, sys
+s = {x["key"]: x["value"] for x in json.load(sys.stdin)["modes"][0]["settings"]}
+assert s["/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages"] == "0", s
+assert s["/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages"] == "130816", s'
+check_status $? "what to set, --sga-node 1: all 130,816 huge pages on node 1, none on node 0"
+plan --sga 1G --processes 10 --ram 64G --private 0 --mode mshare,mshare-2025,4k >"$tmp/k.txt" 2>&1
+grep -q "PATCHED: Linux 6.1 with the mshare v1 series" "$tmp/k.txt" && grep -q "PATCHED: Linux 6.12 with the 2025 mshare design" "$tmp/k.txt" &&
+	grep -q "mainline Linux has no mshare" "$tmp/k.txt" && grep -q "kernel  *any Linux (mainline)" "$tmp/k.txt"
+check_status $? "what to set: mshare needs a patched kernel (v1 on 6.1, the 2025 design on 6.12), 4k any Linux"
+
+# The issue's case: 256 GiB on persistent memory, 3000 processes, 256 GiB RAM.
+plan --sga 256G --processes 3000 --ram 256G --private 0 --mode 4k,dax-2m,devdax-1g,mshare-dax-4k,mshare --json >"$tmp/pm.json" 2>&1
+python3 - "$tmp/pm.json" <<'PY'
+import json, sys
+m = {x["mode"]: x for x in json.load(open(sys.argv[1]))["modes"]}
+# On the device: page tables alone count. mshare-dax-4k: 131,072 PTE + 256 PMD + 1 PUD + the host's PGD page.
+assert m["mshare-dax-4k"]["fits"] and m["mshare-dax-4k"]["demand_bytes"] == 131330 * 4096, m["mshare-dax-4k"]
+# The same page tables with the data in RAM: 256 GiB + 513 MiB does not fit 256 GiB.
+assert not m["mshare"]["fits"] and m["mshare"]["shortfall_bytes"] == 131330 * 4096
+assert m["dax-2m"]["fits"] and m["dax-2m"]["demand_bytes"] == 3000 * 257 * 4096
+assert not m["4k"]["fits"]
+PY
+check_status $? "256 GiB on DAX, 3000 processes, 256 GiB RAM: mshare-dax-4k and dax-2m fit (data on the device), mshare over RAM does not"
+
+# DBA units: --reads. 1 GiB, 8 KiB blocks: 131,072 blocks; 0.004 of them = 525 (rounded up), random over
+# 512 spans: 512 x (1 - (511/512)^525) = 328.5 -> 329 spans: 329 PTE + 1 PMD + 1 PUD pages.
+plan --sga 1G --processes 10 --ram 64G --private 0 --mode 4k --reads 0.004 --json >"$tmp/r.json" 2>&1
+python3 - "$tmp/r.json" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+spans = round(512 * (1 - (511 / 512) ** 525))
+assert spans == 329, spans
+lv = d["modes"][0]["levels"]
+assert (lv["pte"]["per_process_pages"], lv["pmd"]["per_process_pages"], lv["pud"]["per_process_pages"]) == (329, 1, 1), lv
+assert "525 blocks of 8 KiB" in d["inputs"]["touch_note"] and "329 of them" in d["inputs"]["touch_note"], d["inputs"]
+PY
+check_status $? "--reads 0.004 (of the buffers, random): 525 blocks touch 329 of 512 spans, not the 3 a span fraction gives"
+plan --sga 1G --processes 10 --ram 64G --private 0 --mode 4k --reads 0.4% --json 2>&1 | python3 -c '
+import json, sys
+assert json.load(sys.stdin)["modes"][0]["levels"]["pte"]["per_process_pages"] == 329'
+check_status $? "--reads 0.4% is the same as 0.004"
+# At 2T + 4 KiB the region reaches 513 spans: 513 x (1 - (512/513)^525) = 328.8 -> 329, each range inside its span.
+plan --sga 1G --processes 10 --ram 64G --private 0 --mode 4k --reads 0.004 --addr 0x20000001000 --json 2>&1 | python3 -c '
+import json, sys
+m = json.load(sys.stdin)["modes"][0]
+assert m["levels"]["pte"]["per_process_pages"] == 329, m["levels"]
+assert m["touched_bytes"] == 329 * 16384, m["touched_bytes"]   # ceil(525/329) = 2 blocks of 8 KiB a span'
+check_status $? "--reads at an unaligned address: 329 of 513 spans, each touched range inside its span"
+plan --sga 1G --processes 10 --ram 64G --private 0 --mode 4k --reads 5000blocks --access sequential --json 2>&1 | python3 -c '
+import json, sys
+lv = json.load(sys.stdin)["modes"][0]["levels"]
+# 5000 x 8 KiB = 40,960,000 B from the start: 20 spans of 2 MiB
+assert (lv["pte"]["per_process_pages"], lv["pmd"]["per_process_pages"]) == (20, 1), lv'
+check_status $? "--reads 5000blocks --access sequential: 40,960,000 B from the start, 20 PTE pages"
+bad "--reads" --sga 1G --processes 10 --reads 0.1 --touch-fraction 0.5
+bad "2%x" --sga 1G --processes 10 --reads 2%x
+bad "sideways" --sga 1G --processes 10 --reads 0.1 --access sideways
+bad "--block-size goes with --reads" --sga 1G --processes 10 --block-size 8K
+bad "0.1K" --sga 0.1K --processes 10
+bad "1.5" --sga 1.5 --processes 10
+
+# No silent defaults.
+plan --sga 64 --processes 10 --mode 4k >"$tmp/d.txt" 2>&1
+pidmax=$(cat /proc/sys/kernel/pid_max) thrmax=$(cat /proc/sys/kernel/threads-max)
+lim=$pidmax; [ "$thrmax" -lt "$pidmax" ] && lim=$thrmax
+grep -q "RAM .*, NOT GIVEN: this host's MemTotal is used" "$tmp/d.txt" &&
+	grep -q "private memory per process NOT GIVEN (--private): 0 B is used" "$tmp/d.txt" &&
+	grep -q -- "--sga 64 has no unit: read as 64 bytes" "$tmp/d.txt" &&
+	grep -q "touch NOT GIVEN: every process touches all of the region" "$tmp/d.txt" &&
+	grep -q "max procs is bounded by this host's .*, $lim (pid_max $pidmax, threads-max $thrmax)" "$tmp/d.txt"
+check_status $? "no silent default: RAM, private memory, touch and a unitless size named; max procs bounded by this host's pid_max/threads-max ($lim)"
+plan --sga 1G --processes 10 --mode mshare --json 2>&1 | python3 -c '
+import json, sys
+m = json.load(sys.stdin)["modes"][0]
+assert m["max_processes"] == '"$lim"' and m["max_processes_limited_by"] in ("pid_max", "threads-max"), m'
+check_status $? "mshare with no --ram: max procs is this host's limit ($lim), not 4194304"
+
+# A table over process counts, CSV, and the plot.
+plan --sga 300G --processes 1500,100,1000 --ram 512G --private 0 --mode 4k,hugetlb-2m --csv >"$tmp/c.csv" 2>&1
+python3 - "$tmp/c.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+assert [(r["mode"], int(r["processes"])) for r in rows] == [("4k", 100), ("4k", 1000), ("4k", 1500),
+    ("hugetlb-2m", 100), ("hugetlb-2m", 1000), ("hugetlb-2m", 1500)], rows
+k = [r for r in rows if r["mode"] == "4k"]
+assert all(int(r["pagetable_bytes_total"]) == int(r["processes"]) * 153901 * 4096 for r in k)
+assert [r["fits"] for r in k] == ["yes", "no", "no"], k        # 361 processes fit
+h = rows[3]
+assert int(h["pagetable_bytes_total"]) == 100 * 4096 + 300 * 4096, h   # 1 PUD each, 300 PMD pages shared
+PY
+check_status $? "--processes 1500,100,1000 --csv: a row per mode and count, ascending, hand-checked totals"
+plan --sga 300G --processes 100,1000,1500 --ram 512G --private 0 --mode 4k,hugetlb-2m >"$tmp/c.txt" 2>&1
+grep -q "^By process count" "$tmp/c.txt" && grep -Eq "^4k +[0-9.]+ GiB fits +[0-9.]+ GiB NO FIT +[0-9.]+ GiB NO FIT" "$tmp/c.txt"
+check_status $? "the text table over the counts: 4k fits at 100, not at 1000 or 1500"
+if command -v gnuplot >/dev/null 2>&1; then
+	plan --sga 256G --processes 3000 --ram 256G --private 16M --mode 4k,dax-2m,mshare-dax-4k --plot "$tmp/p.svg" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc = 0 ] && grep -q "<svg" "$tmp/p.svg" && grep -q "MODELLED" "$tmp/p.svg" && grep -q "mshare-dax-4k page tables" "$tmp/p.svg"
+	check_status $? "--plot FILE.svg draws the user's own scenario, labelled MODELLED (rc=$rc)"
+	bad "FILE.svg" --sga 1G --processes 10 --plot "$tmp/p.png"
+else
+	skip "--plot FILE.svg" "gnuplot missing"
+fi
+
+# The model's checked accuracy goes with every plan.
+grep -q "How far this model is checked" "$tmp/c.txt" && grep -q "hugetlb-2m guest .* records of" "$tmp/c.txt"
+check_status $? "every plan prints how far the model is checked, against which runs"
+python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["accuracy"]
+assert a and all(x["records"] > 0 for x in a) and {x["shape"] for x in a} >= {"4k", "hugetlb-2m", "mshare"}, a' "$tmp/set.json"
+check_status $? "JSON: accuracy per shape and platform"
 
 finish

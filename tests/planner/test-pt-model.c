@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "capacity.h"
+#include "deploy.h"
 #include "pt_model.h"
 #include "units.h"
 #include "../lib/tap.h"
@@ -333,7 +334,25 @@ int main(void)
 		TAP_OK(units_parse_size("300G", &v) == 0 && v == 300 * GIB, "size 300G");
 		TAP_OK(units_parse_size("1T", &v) == 0 && v == TIB, "size 1T");
 		TAP_OK(units_parse_size("1GiB", &v) == 0 && v == GIB, "size 1GiB");
-		TAP_OK(units_parse_size("1.5G", &v) < 0, "size 1.5G rejected");
+		TAP_OK(units_parse_size("1.5G", &v) < 0, "size 1.5G rejected (the suite's grammar)");
+		{
+			bool unit = false;
+
+			TAP_OK(units_parse_size_unit("255.5G", &v, &unit) == 0 && v == 274341036032ull && unit,
+			       "planner size 255.5G = 274341036032 bytes");
+			TAP_OK(units_parse_size_unit("1.25T", &v, &unit) == 0 && v == 1374389534720ull,
+			       "planner size 1.25T = 1374389534720 bytes");
+			TAP_OK(units_parse_size_unit("0.5KiB", &v, &unit) == 0 && v == 512, "planner size 0.5KiB = 512");
+			TAP_OK(units_parse_size_unit("0.1K", &v, &unit) < 0, "planner size 0.1K refused (102.4 bytes)");
+			TAP_OK(units_parse_size_unit("1.5", &v, &unit) < 0, "planner size 1.5 refused (no unit)");
+			TAP_OK(units_parse_size_unit(".5G", &v, &unit) < 0 && units_parse_size_unit("5.G", &v, &unit) < 0 &&
+			       units_parse_size_unit("1.5.5G", &v, &unit) < 0 && units_parse_size_unit("1.5Q", &v, &unit) < 0,
+			       "planner sizes .5G, 5.G, 1.5.5G, 1.5Q refused");
+			TAP_OK(units_parse_size_unit("64", &v, &unit) == 0 && v == 64 && !unit,
+			       "planner size 64: 64 bytes, no unit (the plan says so)");
+			TAP_OK(units_parse_size_unit("0x1000", &v, &unit) == 0 && v == 4096 && unit,
+			       "planner size 0x1000: hex is bytes, explicit");
+		}
 		TAP_OK(units_parse_size("-1", &v) < 0, "size -1 rejected");
 		TAP_OK(units_parse_size("12Q", &v) < 0, "size 12Q rejected");
 		TAP_OK(units_parse_size("99999999999T", &v) < 0, "size overflow rejected");
@@ -345,5 +364,39 @@ int main(void)
 		TAP_OK(units_parse_fraction("0.25", &f) == 0 && f == 0.25, "fraction 0.25");
 	}
 
+	{
+		/* Deployments: shape, leaves, data place, refusals. 2 GiB at 2 TiB. */
+		struct pt_region r = { .addr = 2ull << 40, .size = 2ull << 30, .touch_fraction = 1 };
+		struct pt_cost c;
+		char err[256];
+		enum deploy_id d;
+
+		TAP_OK(deploy_model(DEPLOY_MSHARE_DAX_2M, &r, &c, err, sizeof(err)) == 0 &&
+		       c.shared_pages[PT_LEVEL_PTE] == 0 && c.shared_pages[PT_LEVEL_PMD] == 2 &&
+		       c.shared_pages[PT_LEVEL_PUD] == 1 && c.shared_pages[PT_LEVEL_PGD] == 1 &&
+		       pt_cost_per_process_pages(&c) == 0, "mshare-dax-2m: 2 PMD + 1 PUD + the host PGD page once, none per process");
+		TAP_OK(deploy_model(DEPLOY_MSHARE_DEVDAX_1G, &r, &c, err, sizeof(err)) == 0 &&
+		       c.shared_pages[PT_LEVEL_PMD] == 0 && c.shared_pages[PT_LEVEL_PUD] == 1,
+		       "mshare-devdax-1g: no PMD pages, 1 PUD page once");
+		TAP_OK(deploy_model(DEPLOY_DAX_4K, &r, &c, err, sizeof(err)) == 0 &&
+		       c.per_process_pages[PT_LEVEL_PTE] == 1024 && c.per_process_pages[PT_LEVEL_PMD] == 2 &&
+		       c.per_process_pages[PT_LEVEL_PUD] == 1, "dax-4k: 1024 PTE + 2 PMD + 1 PUD per process");
+		TAP_OK(deploy_model(DEPLOY_HUGETLB_2M, &r, &c, err, sizeof(err)) == 0 &&
+		       c.shared_pages[PT_LEVEL_PMD] == 2 && c.per_process_pages[PT_LEVEL_PMD] == 0 &&
+		       c.per_process_pages[PT_LEVEL_PUD] == 1, "hugetlb-2m at 1 GiB-aligned: PMD pages shared, the PUD page per process");
+		TAP_OK(deploy_model(DEPLOY_DEVDAX_1G, &r, &c, err, sizeof(err)) == 0 &&
+		       pt_cost_per_process_pages(&c) == 1 && c.per_process_pages[PT_LEVEL_PUD] == 1,
+		       "devdax-1g: the PUD page per process, nothing else");
+		r.size = (2ull << 30) + (1ull << 20);
+		TAP_OK(deploy_model(DEPLOY_DEVDAX_2M, &r, &c, err, sizeof(err)) < 0 && strstr(err, "multiples of 2 MiB"),
+		       "devdax-2m refuses a size off 2 MiB");
+		TAP_OK(deploy_model(DEPLOY_DAX_2M, &r, &c, err, sizeof(err)) == 0 && c.per_process_pages[PT_LEVEL_PTE] == 1,
+		       "dax-2m (fsdax) maps the partial last 2 MiB with one PTE page");
+		TAP_OK(deploy_get(DEPLOY_DAX_2M)->data == DATA_DEVICE && deploy_get(DEPLOY_MSHARE)->data == DATA_RAM &&
+		       deploy_get(DEPLOY_SHM_THP)->data == DATA_RAM && deploy_get(DEPLOY_MSHARE_2025_DAX_4K)->data == DATA_DEVICE,
+		       "each deployment knows where its data lives");
+		TAP_OK(deploy_from_name("dax-1g", &d) == 0 && d == DEPLOY_DEVDAX_1G && deploy_from_name("shm-4k", &d) == 0 &&
+		       d == DEPLOY_4K && deploy_from_name("2m", &d) < 0, "names and aliases (dax-1g, shm-4k)");
+	}
 	return tap_done();
 }
