@@ -175,7 +175,20 @@ static void page_size_obtained(const struct run_state *rs, struct run_result *r)
 		int64_t pmd = 4096 * (int64_t)blocks_spanned(rs->region.addr, rs->cfg.size, 1ull << 30);
 		int64_t below = delta - (rs->ptl.meminfo_has_pud == 1 ? pud : 0);
 
+		/* A 4 KiB mapping needs a PTE page per 2 MiB: with fewer, some
+		 * ranges have PMD leaves and the rest fell back (mixed). */
+		int64_t pte_full = 4096 * (int64_t)blocks_spanned(rs->region.addr, rs->cfg.size, 2u << 20);
 		if ((!every_page || r->slot.pages_touched < pages || faults == 0) && rs->ptl.meminfo_has_pud >= 0 &&
+		    delta >= 0 && below >= pmd + 4096 && below < pmd + pte_full / 2 && r->slot.pages_touched > 0) {
+			r->page_bytes = 2u << 20;
+			r->page_mixed = true;
+			snprintf(r->page_source_text, sizeof(r->page_source_text),
+				 "page tables: the region's shared page tables hold %" PRId64 " PTE pages where 4 KiB "
+				 "leaves need %" PRId64 ": PMD leaves, some 2 MiB ranges fell back to 4 KiB (a DAX file "
+				 "under shared page tables, which smaps cannot see)",
+				 (below - pmd) / 4096, pte_full / 4096);
+			r->page_source = r->page_source_text;
+		} else if ((!every_page || r->slot.pages_touched < pages || faults == 0) && rs->ptl.meminfo_has_pud >= 0 &&
 		    delta >= 0 && below < pmd + 4096 && r->slot.pages_touched > 0) {
 			r->page_bytes = below <= 0 ? 1u << 30 : 2u << 20;
 			r->page_source = below <= 0

@@ -294,9 +294,11 @@ static void write_fault_cost(struct json_writer *w, const struct run_state *rs, 
 		  "task's fault), apart from both; faults = all three"
 		: "no page map (region too large for it): faults and slept_faults only");
 	{
+		/* Per MiB of the region each worker's pass covered: only for a
+		 * workload whose pass covers the whole region (touch). */
 		const struct tally *t = &r->fc.kind[FC_FAULT];
-		double mib = (double)r->slot.pages_touched * 4096.0 / (double)(1u << 20);
-		if (t->count && mib > 0)
+		double mib = (double)rs->cfg.size * (double)r->published / (double)(1u << 20);
+		if (t->count && mib > 0 && rs->cfg.workload->touches_whole_region)
 			json_key_double(w, "fault_time_per_mib_touched", (double)t->sum / mib);
 		else
 			json_key_null(w, "fault_time_per_mib_touched");

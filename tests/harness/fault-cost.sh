@@ -24,8 +24,8 @@ fc_checks() {
 		jtest "$out" 'all((lambda h: h["count"] == 0 or h["min"] <= h["p50"] <= h["p90"] <= h["p99"] <= h["p999"] <= h["max"])(r["results"]["fault_cost"][k]) for k in ("faults", "no_fault_touches", "first_faults", "populated_faults", "slept_faults"))'
 	check "$name: first + populated + slept faults = faults (the split covers every fault)" \
 		jtest "$out" '(lambda c: c["first_faults"]["count"] + c["populated_faults"]["count"] + c["slept_faults"]["count"] == c["faults"]["count"] and c["slept_faults"]["count"] <= c["faults"]["slept"] + c["slept_faults"]["count"])(r["results"]["fault_cost"])'
-	check "$name: fault time per MiB touched = the faults' time over the MiB the touches covered" \
-		jtest "$out" '(lambda c: abs(c["fault_time_per_mib_touched"] - c["faults"]["mean"] * c["faults"]["count"] / (c["touches"] * 4096 / 1048576.0)) <= 1e-6 * c["fault_time_per_mib_touched"] + 1)(r["results"]["fault_cost"])'
+	check "$name: fault time per MiB touched = the faults' time over the region's MiB times the workers (each worker's pass covers the region)" \
+		jtest "$out" '(lambda c: abs(c["fault_time_per_mib_touched"] - c["faults"]["mean"] * c["faults"]["count"] / (r["config"]["size_bytes"] * r["results"]["workers_measured"] / 1048576.0)) <= 1e-6 * c["fault_time_per_mib_touched"] + 1)(r["results"]["fault_cost"])'
 	check "$name: faults per worker: min <= mean <= max, mean = faults / workers" \
 		jtest "$out" '(lambda c, w: c["min"] <= c["mean"] <= c["max"] and abs(c["mean"] * w - (r["results"]["fault_cost"]["faults"]["faults_taken"] + r["results"]["fault_cost"]["preempted"]["faults"])) < 1e-6 * max(1, c["mean"] * w))(r["results"]["fault_cost"]["faults_per_worker"], r["results"]["workers_measured"])'
 }
