@@ -32,10 +32,14 @@ for path in sorted(glob.glob(os.path.join(tap.ROOT, "bench", "sweeps", "*.sweep"
         t.ok(False, "shipped spec %s parses" % os.path.basename(path), e)
 
 # The main job's spec: every host backend that can run here, and the
-# guest headline points (mshare and DAX 4K at 10,000 workers).
+# guest headline points: the lead at 1 GiB and 10,000 workers (mshare with
+# 2 MiB leaves, hugetlb-2m, DAX 2M) and the 4 KiB comparison (mshare and
+# DAX 4K at 1,000 workers over 256 MiB).
 dflt = {p["id"] for p in sweepspec.load(os.path.join(tap.ROOT, "bench", "sweeps", "default.sweep")).expand()}
 want = {"shm-4k-w1000-s256M-pt-footprint", "anon-4k-w1000-s256M-pt-footprint", "hugetlb-2m-w1000-s256M-pt-footprint",
-        "guest-mshare-4k-w10000-s256M-pt-footprint", "guest-file-4k-w10000-s256M-pt-footprint"}
+        "guest-mshare-any-w10000-s1G-pt-footprint", "guest-hugetlb-2m-w10000-s1G-pt-footprint",
+        "guest-file-any-w10000-s1G-pt-footprint",
+        "guest-mshare-4k-w1000-s256M-pt-footprint", "guest-file-4k-w1000-s256M-pt-footprint"}
 t.ok(want <= dflt, "default spec has the host backends and the guest headline points", sorted(want - dflt))
 
 BASE_CLOCK = "backends = shm\nworkers = 1\nsizes = 16M\nworkloads = touch\nplatform = guest\n"
