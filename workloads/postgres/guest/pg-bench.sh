@@ -333,7 +333,7 @@ if [ "$workload" = dba ]; then
 		# region (inherited), and plan --pid would read 1 GiB of
 		# pagemap per process (minutes each under TCG) to model
 		# tables that are the region's, not the backend's: the split
-		# is by construction (bench/pg-sweep), VmPTE from the window.
+		# is by construction (bench/lib/pgpoint.py), VmPTE from the window.
 		echo "plan --pid skipped for $mode: the backends map the whole 512 GiB msharefs region; its page tables are the region's" \
 			>"$out/$tag.pid.err"
 		: >"$out/$tag.pid.json"
