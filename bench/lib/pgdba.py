@@ -1,4 +1,4 @@
-"""The DBA workload of bench/pg-sweep (issue 27): what its guest output
+"""The DBA preset of the PostgreSQL points (`--preset dba`, issue 27; bench/lib/pgpoint.py): what its guest output
 says, turned into record figures, and the projection to a production
 configuration. No guest needed: tests/bench/pg_dba_test.py runs this on a
 recorded fixture.
