@@ -17,6 +17,7 @@
 #include "plan.h"
 #include "pmem_ns.h"
 #include "run.h"
+#include "run_result.h"
 #include "selftest_bench.h"
 #include "workload.h"
 #include "workloads.h"
@@ -296,6 +297,37 @@ static int list_pmem(int argc, char **argv)
 	return 0;
 }
 
+/* `environment --json`: the record's frame as the harness writes it for a
+ * run here and now: schema_version, tool and the environment object
+ * (platform, clock and time unit read on this machine, Slurm ids from this
+ * process's environment). A run the harness does not drive itself (a
+ * PostgreSQL point: bench/lib/pgpoint.py) takes its frame from here, so
+ * that every record has the harness's schema and clock, never a guess. */
+static int print_environment(int argc, char **argv)
+{
+	struct json_writer w;
+	bool json = false;
+	char err[256];
+	int rc = opts_parse(json_only, NULL, argc, argv, set_flag, &json, err, sizeof(err));
+
+	if (rc == 1) {
+		printf("usage: mshare-bench environment --json\n");
+		opts_help(stdout, json_only, 19);
+		return 0;
+	}
+	if (rc || !json) {
+		fprintf(stderr, "mshare-bench environment: %s\n", rc ? err : "give --json (the only form)");
+		return 2;
+	}
+	json_init(&w, stdout);
+	json_begin_object(&w, NULL);
+	json_key_u64(&w, "schema_version", RECORD_SCHEMA_VERSION);
+	json_key_string(&w, "tool", "mshare-bench");
+	environment_write_json(&w, NULL);
+	json_end_object(&w);
+	return finish_json(&w);
+}
+
 int main(int argc, char **argv)
 {
 	workloads_use(workload_table);
@@ -313,6 +345,7 @@ int main(int argc, char **argv)
 		{ "backends", list_backends },
 		{ "workloads", list_workloads },
 		{ "pmem", list_pmem },
+		{ "environment", print_environment },
 		{ "plan", plan_main },
 		{ "selftest-bench", selftest_bench_main },
 	};

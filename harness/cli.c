@@ -111,6 +111,7 @@ void cli_usage(FILE *out)
 "       mshare-bench backends [--json]   list backends and whether each is usable here\n"
 "       mshare-bench workloads [--json]  list workloads and their options\n"
 "       mshare-bench pmem [--json]       list persistent-memory namespaces (libndctl) and the backends each can serve\n"
+"       mshare-bench environment --json  a record's schema version and environment here (clock, Slurm ids)\n"
 "       mshare-bench plan ...      capacity planner\n"
 "       mshare-bench selftest-bench fault-rate|fork-barrier [options]   harness overhead figures\n"
 "       mshare-bench cleanup       give back huge pages that killed runs left in the pool\n"

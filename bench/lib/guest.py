@@ -40,6 +40,14 @@ import time
 
 import backends
 import environment
+import pgpoint
+
+# The Slurm ids of the task that boots the VM, passed into the guest (its
+# harness records them in environment.slurm, as harness/environment.c reads
+# them on a host): without them every guest record of a Slurm run had
+# environment.slurm null.
+SLURM_VARS = ("SLURMD_NODENAME", "SLURM_CLUSTER_NAME", "SLURM_JOB_PARTITION", "SLURM_JOB_ID",
+              "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID")
 
 
 class GuestResult:
@@ -55,6 +63,13 @@ def _say(msg):
 def vm_paths(root):
     return (os.environ.get("MSHARE_VM_RUN", os.path.join(root, "kernel", "vm", "run.sh")),
             os.environ.get("MSHARE_VM_KERNEL", os.path.join(root, "build", "kernel", "bzImage")))
+
+
+def pg_initrd(root):
+    """The guest initramfs with PostgreSQL (`make pg-initramfs`), booted
+    when a boot has PostgreSQL points (it holds everything the plain one
+    does: harness points run in the same boot)."""
+    return os.environ.get("MSHARE_VM_INITRD_PG", os.path.join(root, pgpoint.INITRAMFS))
 
 
 def kernel_description(kernel):
@@ -74,9 +89,13 @@ def kernel_description(kernel):
     return "\n".join(lines) + "\n"
 
 
-def unavailable_reason(root):
-    """Why the guest part cannot run here, or None when it can."""
+def unavailable_reason(root, pg=False):
+    """Why the guest part cannot run here, or None when it can (pg: with
+    PostgreSQL points)."""
     run_sh, kernel = vm_paths(root)
+    if pg and not os.path.exists(pg_initrd(root)):
+        return "no PostgreSQL guest initramfs (%s missing; `make pg-initramfs` builds it)" % os.path.relpath(
+            pg_initrd(root), root)
     if not os.access(run_sh, os.X_OK):
         return "no VM runner (%s missing)" % os.path.relpath(run_sh, root)
     if not os.path.exists(kernel):
@@ -102,6 +121,12 @@ def points_script(sweep, todo):
         "%s backends --json >backends.json 2>backends.err" % shlex.quote(harness),
         "",
     ]
+    slurm = ["export %s=%s" % (v, shlex.quote(os.environ[v])) for v in SLURM_VARS if os.environ.get(v)]
+    if slurm:
+        lines += ["# The Slurm task that booted this VM (environment.slurm of every record)."] + slurm + [""]
+    if any(pgpoint.is_pg(p) for p, _ in todo):
+        lines += ["# PostgreSQL points (bench/lib/pgpoint.py): pg-bench.sh leaves pg/<id>.r<k>.*, the host",
+                  "# writes the record from it in the frame the harness prints here.", "mkdir -p pg", ""]
     # The spec's per-run timeout holds in the guest too: SIGINT (the harness
     # cleans up and writes no record), SIGKILL a minute later if it is still
     # there. busybox's timeout; without one the VM's --timeout is the bound.
@@ -112,6 +137,20 @@ def points_script(sweep, todo):
     lines.append("# `started` names each run as it starts (the host prints progress from it).")
     for p, k in todo:
         name = "%s.r%d" % (p["id"], k)
+        if pgpoint.is_pg(p):
+            # Not started when the guest's harness finds the backend
+            # unusable (the 2025 design on the 6.1 kernel): the host then
+            # lists the point skipped with the reason from backends.json,
+            # as for a harness point, and no cluster is made for nothing.
+            cmd = pgpoint.command(p, k, sweep.points, "/out/pg")
+            h = shlex.quote(harness)
+            lines.append("echo \"%s r%d\" >>started; if %s backends | awk -v b=%s '$1 == b && $2 == \"yes\" {f = 1} "
+                         "END {exit !f}'; then %s environment --json >pg/%s.frame.json 2>logs/%s.log; "
+                         "$T %s >>logs/%s.log 2>&1; else echo 'backend not usable in this guest' >logs/%s.log; false; fi; "
+                         "echo \"%s r%d $?\" >>status" % (
+                             p["id"], k, h, shlex.quote(p["backend"]), h, name, name,
+                             " ".join(shlex.quote(c) for c in cmd), name, name, p["id"], k))
+            continue
         cmd = sweep.harness_command(p, "/out/records/%s.json" % name)
         cmd[0] = harness
         lines.append("echo \"%s r%d\" >>started; $T %s >logs/%s.log 2>&1; echo \"%s r%d $?\" >>status" % (
@@ -136,7 +175,7 @@ def run_points(sweep, todo, start, offset, total):
     clocks first appear."""
     result = GuestResult()
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    why = unavailable_reason(root)
+    why = unavailable_reason(root, any(pgpoint.is_pg(p) for p, _ in todo))
     if why:
         for p, _ in todo:
             result.skipped[p["id"]] = why
@@ -191,6 +230,8 @@ def _boot(sweep, todo, clock, root, start, offset, total):
     if "--timeout" not in vm_args:
         # The VM runner's own hang detection: generous, but finite.
         vm_args += ["--timeout", str(900 + 600 * len(todo))]
+    if any(pgpoint.is_pg(p) for p, _ in todo):
+        vm_args = ["--initrd", pg_initrd(root)] + vm_args
     cmd = [run_sh, "--kernel", kernel] + vm_args + ["--out", bdir, "--keep-out", "--", "sh", "/out/points.sh"]
     shown = clock or next((vm_args[i + 1] for i, a in enumerate(vm_args[:-1]) if a == "--clock"),
                           "tcg (the VM runner's default)")
@@ -217,6 +258,7 @@ def _boot(sweep, todo, clock, root, start, offset, total):
     except OSError:
         pass
     listing = _read_backends(os.path.join(bdir, "backends.json"))
+    pg_failed = _pg_records(sweep, todo, bdir, root)
     for p, k in todo:
         name = "%s.r%d" % (p["id"], k)
         src = os.path.join(bdir, "records", name + ".json")
@@ -230,6 +272,9 @@ def _boot(sweep, todo, clock, root, start, offset, total):
         usable, why = listing.get(p["backend"], (True, ""))
         if not usable:
             result.skipped[p["id"]] = "guest: " + why
+        elif (p["id"], k) in pg_failed:
+            result.failed.append((p["id"], k, "%s (guest/boot-%d/pg/, logs/%s.log)" % (pg_failed[(p["id"], k)], boot,
+                                                                                       name)))
         elif (p["id"], "r%d" % k) not in status:
             result.failed.append((p["id"], k, "not run in the guest (VM exit %s; see guest/boot-%d/vm.log)"
                                   % (child.returncode, boot)))
@@ -237,6 +282,40 @@ def _boot(sweep, todo, clock, root, start, offset, total):
             result.failed.append((p["id"], k, "guest exit %s, no record (log: guest/boot-%d/logs/%s.log)"
                                   % (status[(p["id"], "r%d" % k)], boot, name)))
     return result
+
+
+def _pg_records(sweep, todo, bdir, root):
+    """Write the records of the boot's PostgreSQL points into its records/
+    (pgpoint.build, from pg/ and the harness's frame printed in the guest),
+    to be filed with the harness's. {(id, k): why} of those without one."""
+    failed = {}
+    todo = [(p, k) for p, k in todo if pgpoint.is_pg(p)]
+    if not todo:
+        return failed
+    try:
+        with open(os.path.join(bdir, "backends.json")) as f:
+            facts = backends.parse_backends_json(f.read())
+    except (OSError, backends.BackendsError):
+        facts = {}
+    pgdir = os.path.join(bdir, "pg")
+    os.makedirs(os.path.join(bdir, "records"), exist_ok=True)
+    for p, k in todo:
+        name = "%s.r%d" % (p["id"], k)
+        if not os.path.isdir(pgdir):
+            failed[(p["id"], k)] = "no PostgreSQL output (guest pg/ missing)"
+            continue
+        rec, note = pgpoint.build(p, k, pgdir, pgpoint.read_frame(os.path.join(pgdir, name + ".frame.json")),
+                                  facts.get(p["backend"]), sweep.harness, sweep.manifest)
+        if rec is None:
+            failed[(p["id"], k)] = note
+            continue
+        dst = os.path.join(bdir, "records", name + ".json")
+        if not os.path.exists(dst):
+            pgpoint.write(rec, dst)
+        if note:
+            _say("  guest %s r%d recorded, but: %s" % (p["id"], k, note))
+            sweep.log("%s r%d recorded, but: %s" % (p["id"], k, note))
+    return failed
 
 
 def _read_lines(path):

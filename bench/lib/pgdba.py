@@ -1,13 +1,13 @@
-"""The DBA workload of bench/pg-sweep (issue 27): what its guest output
+"""The DBA preset of the PostgreSQL points (`--preset dba`, issue 27; bench/lib/pgpoint.py): what its guest output
 says, turned into record figures, and the projection to a production
 configuration. No guest needed: tests/bench/pg_dba_test.py runs this on a
 recorded fixture.
 
-Guest output per point (workloads/postgres/guest/pg-bench.sh, workload dba):
-  MODE-cN.passes   one line per backend's first pass, tab-separated:
+Guest output per point (workloads/postgres/guest/pg-bench.sh, preset dba; TAG = <point id>.r<k>):
+  TAG.passes       one line per backend's first pass, tab-separated:
                    pid, minflt before, minflt after, pass in ms (the
                    backend's own /proc/self/stat, read by dba_pass())
-  MODE-cN.pid.json `mshare-bench plan --pid POSTMASTER --json` right after
+  TAG.pid.json     `mshare-bench plan --pid POSTMASTER --json` right after
                    the last pass: every process mapping the segment, its
                    VmPTE (MEASURED) and the segment's part of it (from the
                    pages present in /proc/PID/pagemap: the page-table pages

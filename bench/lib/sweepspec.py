@@ -14,6 +14,7 @@ import shlex
 import subprocess
 
 import backends
+import pgpoint
 from units import SIZE_UNITS, parse_size, size_label  # noqa: F401 (the suite's size grammar)
 
 LIST_KEYS = ("backends", "workers", "sizes", "workloads", "page", "write", "platform")
@@ -426,6 +427,15 @@ def check_with_harness(spec, harness):
     and the harness's own message."""
     tried = set()
     for p in spec.expand():
+        if pgpoint.is_pg(p):
+            # A PostgreSQL point (bench/lib/pgpoint.py): pg-bench.sh runs
+            # it, not the harness; its axes and args are checked here.
+            why = pgpoint.check(p)
+            if why:
+                blame = "args" if why.startswith(("option", "--")) else \
+                    {"backend": "backends", "page": "page", "write": "write", "size": "sizes"}.get(why.split()[0], "backends")
+                raise SpecError("%s: point %s: %s" % (spec.where(blame), p["id"], why))
+            continue
         args = harness_args(p)
         key = tuple(args)
         if key in tried:

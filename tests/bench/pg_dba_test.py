@@ -4,10 +4,13 @@ import subprocess
 import tempfile
 
 import tap
+import glob
+
 import pgdba
+import pgpoint
 
 t = tap.Tap()
-TOOL = os.path.join(tap.ROOT, "bench", "pg-sweep")
+SWEEP = os.path.join(tap.ROOT, "bench", "sweep")
 PROJECT = os.path.join(tap.ROOT, "bench", "pg-dba-project")
 FIX = os.path.join(tap.ROOT, "tests", "bench", "pg-dba-fixture")
 
@@ -17,55 +20,62 @@ def run(cmd, *args):
 
 
 SPEC = """name = dbat
-workload = dba
-modes = 4k
-connections = 4
-shared_buffers = 64MB
-scale = 1
-duration = 5
+platform = guest
+workloads = postgres
+backends = anon
+workers = 4
+sizes = 64M
+args = --preset dba --scale 1 --window 5
 """
 
+
+def point(backend, n=4, platform="guest", args=("--preset", "dba", "--scale", "1", "--window", "5")):
+    pid = "%s-%s-w%d-s64M-postgres" % (backend, "4k" if backend != "hugetlb-2m" else "", n)
+    pid = pid.replace("--", "-")
+    return {"platform": platform, "workload": "postgres", "backend": backend, "page": "any" if backend == "hugetlb-2m" else "4k",
+            "size": "64M", "size_bytes": 64 << 20, "write": "no", "workers": n, "args": list(args),
+            "id": ("guest-" if platform == "guest" else "") + pid}
+
+
+def frame(clock, platform):
+    return {"schema_version": 8, "tool": "mshare-bench",
+            "environment": {"platform": platform, "kernel": "6.1.192", "kernel_version": "#1 SMP", "clock": clock,
+                            "time_unit": "instructions" if clock == "guest-instructions" else "ns"}}
+
+
+def build_from(fixture, stem, p, fr):
+    """pgpoint.build on a fixture's pg/STEM.* files, named as a sweep's run names them."""
+    d = tempfile.mkdtemp(prefix="pg-dba-test.")
+    t_ = pgpoint.tag(p["id"], 1)
+    for ext in ("facts", "passes", "pid.json", "pid.err"):
+        src = os.path.join(fixture, "pg", "%s.%s" % (stem, ext))
+        if os.path.exists(src):
+            open(os.path.join(d, "%s.%s" % (t_, ext)), "w").write(open(src).read())
+    rec, note = pgpoint.build(p, 1, d, fr, {"planner_mode": "by-page"}, tap.HARNESS)
+    return rec, note, d
+
+
 # --- spec parsing and validation ---
-r = run(TOOL, "--preset", "dba", "--dry-run")
-ids = r.stdout.split()
-t.ok(r.returncode == 0 and ids and all(i.endswith("-pgbench-dba") for i in ids),
-     "--preset dba --dry-run lists dba points", r.stdout + r.stderr)
-spec_modes = [line.split("=", 1)[1] for line in open(os.path.join(tap.ROOT, "bench", "sweeps", "postgres-dba.sweep"))
-              if line.startswith("modes")][0]
-t.ok(sorted({i.split("-c")[0][len("guest-"):] for i in ids}) == sorted(m.strip() for m in spec_modes.split(",")),
-     "the preset's points are its spec's modes", ids)
-r = run(TOOL, "postgres", "--preset", "dba")
-t.ok(r.returncode == 2 and "not both" in r.stderr, "a spec and --preset together are refused", r.stderr)
+r = run(SWEEP, "postgres-dba", "--dry-run")
+ids = [line.split()[0] for line in r.stdout.splitlines()]
+t.ok(r.returncode == 0 and ids and all(i.endswith("-postgres") for i in ids) and "--preset dba" in r.stdout,
+     "postgres-dba --dry-run lists dba points", r.stdout + r.stderr)
+spec_backends = [line.split("=", 1)[1] for line in open(os.path.join(tap.ROOT, "bench", "sweeps", "postgres-dba.sweep"))
+                 if line.startswith("backends")][0]
+t.ok(sorted({i[len("guest-"):].split("-4k-")[0].split("-w")[0] for i in ids}) ==
+     sorted(b.strip() for b in spec_backends.split(",")), "the spec's points are its backends", ids)
 with tempfile.TemporaryDirectory() as d:
     bad = os.path.join(d, "bad.sweep")
-    open(bad, "w").write(SPEC.replace("workload = dba", "workload = scan"))
-    r = run(TOOL, bad, "--dry-run")
-    t.ok(r.returncode == 2 and "'scan'" in r.stderr and "bad.sweep:2" in r.stderr,
-         "an unknown workload is refused naming the value and line", r.stderr)
-    bad2 = os.path.join(d, "bad2.sweep")
-    open(bad2, "w").write(SPEC + "vm-args = --clock kvm\n")
-    r = run(TOOL, bad2, "--dry-run")
-    t.ok(r.returncode == 2 and "--clock kvm" in r.stderr, "the dba workload refuses a clock it does not run under", r.stderr)
-
+    open(bad, "w").write(SPEC.replace("--preset dba", "--preset scan"))
+    r = run(SWEEP, bad, "--dry-run")
+    t.ok(r.returncode != 0 and "'scan'" in r.stderr and "bad.sweep:7" in r.stderr,
+         "an unknown preset is refused naming the value and line", r.stderr)
     s25 = os.path.join(d, "d25.sweep")
-    open(s25, "w").write(SPEC.replace("modes = 4k", "modes = mshare-2025-dax, 4k"))
-    env = dict(os.environ)
-    env.pop("MSHARE_VM_KERNEL", None)
-    r = subprocess.run([TOOL, s25, "--results", os.path.join(d, "never")], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True, env=env)
-    t.ok(r.returncode == 2 and "mshare-2025-dax needs the mshare-2025 kernel" in r.stderr
-         and "MSHARE_VM_KERNEL=build/kernel-2025/bzImage" in r.stderr and not os.path.exists(os.path.join(d, "never")),
-         "the 2025 design's mode is refused under the default (2022 series) kernel, saying which to boot, "
-         "before anything is written", r.stderr)
-    r = subprocess.run([TOOL, s25, "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    t.ok(r.returncode == 0 and "guest-mshare-2025-dax-c4-s64MB-pgbench-dba" in r.stdout.split()
-         and "note:" in r.stderr and "MSHARE_VM_KERNEL=build/kernel-2025/bzImage" in r.stderr,
-         "--dry-run lists a 2025 spec's points under the default kernel, noting that a run needs the 2025 kernel",
-         r.stderr)
-    env["MSHARE_VM_KERNEL"] = "build/kernel-2025/bzImage"
-    r = subprocess.run([TOOL, s25, "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    t.ok(r.returncode == 0 and "guest-mshare-2025-dax-c4-s64MB-pgbench-dba" in r.stdout.split(),
-         "... and accepted with MSHARE_VM_KERNEL=build/kernel-2025/bzImage", r.stdout + r.stderr)
+    open(s25, "w").write(SPEC.replace("backends = anon", "backends = mshare-2025-file, anon"))
+    r = run(SWEEP, s25, "--dry-run")
+    t.ok(r.returncode == 0 and "guest-mshare-2025-file-4k-w4-s64M-postgres" in r.stdout,
+         "a 2025 design point is an ordinary point (on a kernel without the series its backend is unusable: "
+         "the guest's harness says so and the point is skipped)", r.stdout + r.stderr)
 
 # --- passes and the VmPTE split on the recorded fixture ---
 passes_text = open(os.path.join(FIX, "pg", "4k-c4.passes")).read()
@@ -112,21 +122,23 @@ t.ok(pgdba.instructions_per_tx("guest-tcg-ns", 10.0, 1000) is None
 
 # --- records from the fixture, and the projection's labels ---
 with tempfile.TemporaryDirectory() as d:
-    spec = os.path.join(d, "dbat.sweep")
-    open(spec, "w").write(SPEC)
-    r = run(TOOL, spec, "--host", "--facts", FIX, "--results", d)
-    rundir = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
-    recs = [os.path.join(rundir, "records", f) for f in os.listdir(os.path.join(rundir, "records"))] if rundir else []
-    t.ok(r.returncode == 0 and len(recs) == 1, "pg-sweep --facts makes the dba record", r.stderr[-2000:])
-    rec = json.load(open(recs[0])) if recs else {}
+    p = point("anon", platform="host")
+    rec, note, pgd = build_from(FIX, "4k-c4", p, frame("host-ns", "host"))
+    rundir = os.path.join(d, "dbat-host")
+    os.makedirs(os.path.join(rundir, "records"))
+    json.dump({"points": [p]}, open(os.path.join(rundir, "manifest.json"), "w"))
+    if rec:
+        pgpoint.write(rec, os.path.join(rundir, "records", pgpoint.tag(p["id"], 1) + ".json"))
+    t.ok(rec is not None and note is None, "pgpoint.build makes the dba record from the fixture", note)
+    rec = rec or {}
     res = rec.get("results", {})
     cond = res.get("conditions", {})
     t.ok(all(cond.get(k) is not None for k in ("shared_buffers", "scale", "connections", "mode", "kernel", "clock", "design")),
          "the record states its conditions", cond)
     t.ok(cond.get("design") == "no mshare", "a 4k record's design: no mshare", cond.get("design"))
     env = rec.get("environment", {})
-    t.ok(env.get("time_unit") == {"host-ns": "ns", "guest-instructions": "instructions"}.get(env.get("clock"), "ns"),
-         "the record names the unit of its times with its clock (issue 46: never null)", env)
+    t.ok(env.get("clock") == "host-ns" and env.get("time_unit") == "ns" and rec.get("schema_version") == 8,
+         "the record's clock, unit and schema are the frame's (the harness's, where the point ran)", env)
     dba = res.get("dba") or {}
     t.ok(dba.get("first_pass") == fp and dba.get("vmpte_split") == split, "the record holds the split and faults", dba)
     tx, win = res.get("faults", {}).get("transactions"), res.get("faults", {}).get("window_s")
@@ -164,13 +176,15 @@ t.ok(proj_mod.shared_pmd_pages("4k", {"start": hex(2 * G), "size_bytes": 2 * G})
      and proj_mod.shared_pmd_pages("hugetlb-2m", None) == 0, "no shared PMD pages outside hugetlb-2m")
 FIXG = os.path.join(tap.ROOT, "tests", "bench", "pg-dba-fixture-guest")
 with tempfile.TemporaryDirectory() as d:
-    spec = os.path.join(d, "dbag.sweep")
-    open(spec, "w").write(SPEC.replace("modes = 4k", "modes = hugetlb-2m")
-                          + "vm-args = --mem 2G --pmem 2 --align 2M --clock instructions --timeout 1800\n")
-    r = run(TOOL, spec, "--facts", FIXG, "--results", d)
-    rundir = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
-    recs = [os.path.join(rundir, "records", f) for f in os.listdir(os.path.join(rundir, "records"))] if rundir else []
-    t.ok(r.returncode == 0 and len(recs) == 1, "pg-sweep --facts makes the guest hugetlb-2m record", r.stderr[-2000:])
+    p = point("hugetlb-2m")
+    rec, note, _ = build_from(FIXG, "hugetlb-2m-c4", p, frame("guest-instructions", "guest"))
+    rundir = os.path.join(d, "dbag")
+    os.makedirs(os.path.join(rundir, "records"))
+    json.dump({"points": [p]}, open(os.path.join(rundir, "manifest.json"), "w"))
+    if rec:
+        pgpoint.write(rec, os.path.join(rundir, "records", pgpoint.tag(p["id"], 1) + ".json"))
+    recs = glob.glob(os.path.join(rundir, "records", "*.json"))
+    t.ok(rec is not None and note is None and len(recs) == 1, "pgpoint.build makes the guest hugetlb-2m record", note)
     dba = (json.load(open(recs[0])) if recs else {}).get("results", {}).get("dba") or {}
     acc, ap = dba.get("pt_accounting") or {}, dba.get("after_pass") or {}
     t.ok(acc.get("vmpte_pages") == 3 and acc.get("pagetables_pages") == 2 and acc.get("pud_in_pagetables") is False

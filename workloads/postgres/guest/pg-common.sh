@@ -1,6 +1,6 @@
 # Sourced by the in-guest PostgreSQL scripts (installed as /guest/pg/ by
 # workloads/postgres/initramfs-extra.sh). Runs in the benchmark guest as
-# root: PostgreSQL itself runs as the `postgres` user. bench/pg-sweep --host
+# root: PostgreSQL itself runs as the `postgres` user. a host PostgreSQL point of bench/sweep
 # also runs pg-bench.sh on the host, as root, with PGROOT and PGRUN set to
 # a private temporary directory.
 #
