@@ -29,7 +29,7 @@ for path in sorted(glob.glob(os.path.join(tap.ROOT, "bench", "sweeps", "*.sweep"
 dflt = {p["id"] for p in sweepspec.load(os.path.join(tap.ROOT, "bench", "sweeps", "default.sweep")).expand()}
 want = {"shm-4k-w1000-s256M-pt-footprint", "anon-4k-w1000-s256M-pt-footprint", "hugetlb-2m-w1000-s256M-pt-footprint",
         "guest-mshare-any-w10000-s1G-pt-footprint", "guest-hugetlb-2m-w10000-s1G-pt-footprint",
-        "guest-file-any-w10000-s1G-pt-footprint",
+        "guest-file-any-w100-s1G-pt-footprint",
         "guest-mshare-4k-w1000-s256M-pt-footprint", "guest-file-4k-w1000-s256M-pt-footprint"}
 t.ok(want <= dflt, "default spec has the host backends and the guest headline points", sorted(want - dflt))
 
