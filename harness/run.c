@@ -436,6 +436,7 @@ int run_main(int argc, char **argv)
 	rs->region.addr = cfg->addr;
 	rs->region.page = cfg->page;
 	rs->region.path = cfg->path;
+	rs->region.reuse_path = cfg->reuse_path;
 	if (cfg->backend->probe(&rs->region, err, sizeof(err)) != 0) {
 		fprintf(stderr, "mshare-bench run: backend %s is not usable here: %s\n", cfg->backend->name, err);
 		return 1;

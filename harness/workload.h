@@ -149,6 +149,14 @@ struct workload_ops {
 	size_t config_bytes;
 	int (*prepare)(const union workload_value *params, const char *const *text, size_t region_size,
 		       void *config, char *err, size_t err_len);
+	/* Worker 0, after it attached and before the start barrier (no other
+	 * worker touches the region yet), when the region is an existing file
+	 * used as it is (--reuse-path): refuse the state an earlier run may
+	 * have left there that would hang or fool this one (a latch held by a
+	 * killed writer, a log's positions), or reset it. 0, or -1 with a
+	 * message naming what was found; the run then fails before it starts.
+	 * May be NULL (nothing to check). */
+	int (*check_region)(void *base, size_t size, const void *config, char *err, size_t err_len);
 	/* Worker: do the work. 0 on success; -1 with the reason in err[],
 	 * which the run record keeps (workers[].error, errors[]). */
 	int (*run)(struct workload_ctx *ctx, char *err, size_t err_len);
