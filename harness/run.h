@@ -134,8 +134,9 @@ enum { RECORD_WRITTEN = 0, RECORD_PARTLY = 1, RECORD_NOTHING = -1, RECORD_INTERR
 int record_write(struct run_state *rs, volatile sig_atomic_t *stop, char *err, size_t err_len);
 /* --out FILE is written as CSV (FILE ends in .csv, in any case). */
 bool record_out_is_csv(const char *out);
-/* Remove temporary files NAME.json.tmp.PID / NAME.csv.tmp.PID in the
- * directory of out whose writer is gone (killed before its commit). */
+/* Remove temporary files NAME.mshare-bench-tmp.PID of this user in the
+ * directory of out whose writer is gone (killed before its commit); no
+ * other file. */
 void record_clean_orphans(const char *out);
 
 #endif
