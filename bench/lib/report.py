@@ -113,7 +113,7 @@ def clock_table(readme=None):
     are; and what the instruction clock cannot show."""
     readme = readme or os.path.join(ROOT, "kernel", "vm", "README.md")
     try:
-        with open(readme) as f:
+        with runrecords.open_regular(readme) as f:
             text = f.read()
     except OSError:
         return {}, ""
@@ -134,7 +134,7 @@ def _size(v):
 def read_kv(path):
     out = {}
     try:
-        with open(path) as f:
+        with runrecords.open_regular(path) as f:
             for line in f:
                 k, sep, v = line.rstrip("\n").partition("=")
                 if sep:
@@ -308,7 +308,7 @@ def question_table(run, metrics):
 
 def lines_of(path):
     try:
-        with open(path) as f:
+        with runrecords.open_regular(path) as f:
             return [line.rstrip("\n") for line in f if line.strip()]
     except OSError:
         return []

@@ -5,15 +5,36 @@ A record file is records/<point-id>.r<k>.json, one harness run each.
 """
 
 import csv
+import errno
 import io
 import json
 import math
 import os
 import re
+import stat
+import tempfile
 
 import units
 import clocks
 import welch
+
+def open_regular(path, **kw):
+    """open(path) for reading, refusing what is not a regular file (a FIFO
+    named like a record would hang the read for ever, a device would be
+    read without end): OSError naming it, as an unreadable file gives."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode) else \
+                "a socket" if stat.S_ISSOCK(st.st_mode) else "a device or other special file"
+            raise OSError(errno.EINVAL, "not a regular file (%s); not read" % kind, path)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, **kw)
+    except BaseException:
+        os.close(fd)
+        raise
+
 
 RECORD_RE = re.compile(r"^(?P<point>.+)\.r(?P<repeat>[0-9]+)\.json$")
 
@@ -88,10 +109,42 @@ def flatten(record, prefix=""):
 
 
 def write_atomic(path, text):
-    tmp = "%s.tmp.%d" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.rename(tmp, path)
+    """path holds text, whole or as before: written to a new temporary file
+    (made with O_EXCL: never a file or link someone put there) and renamed."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=os.path.basename(path) + ".tmp.")
+    try:
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.rename(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def append_regular(path, text):
+    """Append text to the regular file path (created if missing), never
+    through a symbolic link and never blocking on a FIFO: OSError naming
+    what is there instead."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) else \
+            "a directory" if stat.S_ISDIR(st.st_mode) else "a special file"
+        raise OSError(errno.EINVAL, "%s, not a regular file; not written" % kind, path)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file; not written", path)
+        os.set_blocking(fd, True)
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
 
 
 class Run:
@@ -101,10 +154,10 @@ class Run:
         self.path = path
         manifest_path = os.path.join(path, "manifest.json")
         try:
-            with open(manifest_path) as f:
+            with open_regular(manifest_path) as f:
                 self.manifest = json.load(f)
-        except OSError:
-            raise SystemExit("%s: not a run directory (no readable manifest.json)" % path)
+        except OSError as e:
+            raise SystemExit("%s: not a run directory (no readable manifest.json: %s)" % (path, e.strerror))
         except ValueError as e:
             raise SystemExit("%s: manifest.json is not valid JSON: %s" % (path, e))
         if not isinstance(self.manifest, dict) or not isinstance(self.manifest.get("points", []), list) or \
@@ -119,10 +172,11 @@ class Run:
             if not m:
                 continue
             try:
-                with open(os.path.join(rec_dir, name)) as f:
+                with open_regular(os.path.join(rec_dir, name)) as f:
                     record = json.load(f)
             except (OSError, ValueError) as e:
-                raise SystemExit("%s: unreadable record: %s" % (os.path.join(rec_dir, name), e))
+                why = e.strerror if isinstance(e, OSError) and e.strerror else e
+                raise SystemExit("%s: unreadable record: %s" % (os.path.join(rec_dir, name), why))
             if not isinstance(record, dict):
                 raise SystemExit("%s: not a run record (a JSON object)" % os.path.join(rec_dir, name))
             self.records.setdefault(m.group("point"), []).append((int(m.group("repeat")), record))
