@@ -343,6 +343,12 @@ int record_write(struct run_state *rs, volatile sig_atomic_t *stop, char *err, s
 
 	err[0] = '\0';
 	record_result(rs, &r);
+	/* No worker measured (all killed in the workload, say by the OOM
+	 * killer): nothing to report but that. */
+	if (!r.published && !rs->failure[0])
+		snprintf(rs->failure, sizeof(rs->failure),
+			 "no worker was measured: of %u started, %u SIGKILLed (OOM killer or not), %u crashed, %u failed, "
+			 "%u killed as stuck", rs->forked, rs->oom_suspects, rs->crashed, rs->failed, rs->stuck_killed);
 	FILE *mem = open_memstream(&json, &json_len);
 	if (!mem) {
 		snprintf(err, err_len, "out of memory; no record written");

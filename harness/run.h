@@ -73,6 +73,16 @@ struct run_state {
 	unsigned stuck_killed;
 	uint8_t *stuck;          /* per worker: SIGKILLed here as stuck */
 	unsigned signal_counts[65]; /* deaths by signal, not counting our own kills */
+	/* Workers stopped (SIGSTOP, SIGTSTP, a debugger) during the run: a
+	 * stopped worker's times include the stop, so the run measured nothing
+	 * it may report; one stopped for STOPPED_LIMIT_NS ends the run. */
+	uint8_t *stopped;        /* per worker: stopped now */
+	unsigned stopped_now, workers_stopped; /* now; ever during the run */
+	uint64_t stopped_since;  /* CLOCK_MONOTONIC when the oldest current stop began */
+	/* Why the run measured nothing it may report ("" if it did): the
+	 * record then gives results.run_failed true, this reason, and null
+	 * figures; the exit status is 3. */
+	char failure[256];
 	char fork_error[160];
 
 	/* Placement (--cpus, --mem-policy) and the NUMA nodes. */

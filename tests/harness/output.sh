@@ -7,7 +7,7 @@ run="--backend shm --workers 2 --size 4M --workload pt-footprint --quiet"
 
 out=$WORK/rec.json
 "$BIN" run $run --out "$out"
-check "--out writes a JSON record" jtest "$out" 'r["config"]["workers"] == 2 and r["schema_version"] == 7'
+check "--out writes a JSON record" jtest "$out" 'r["config"]["workers"] == 2 and r["schema_version"] == 8'
 cp "$out" "$WORK/copy.json"
 msg=$("$BIN" run $run --out "$out" 2>&1)
 rc=$?

@@ -24,7 +24,7 @@ all(k in r["environment"] for k in ("kernel","platform","mshare_available","cpu"
 all(k in r["results"]["pagetables"] for k in ("meminfo_before_bytes","meminfo_parked_bytes","meminfo_delta_bytes","vmpte_sum_bytes","region_bytes_per_worker","region_bytes_per_worker_per_gib")) and
 "views" not in r["results"]["pagetables"] and
 all(k in r["results"]["time_s"] for k in ("attach","barrier","touch","detach","total","fork")) and
-r["schema_version"] == 7 and r["environment"]["platform"] in ("host","guest")'
+r["schema_version"] == 8 and r["environment"]["platform"] in ("host","guest")'
 else
 	not_ok "shm --page 4k, 64 workers, 64 MiB pt-footprint runs"
 fi
