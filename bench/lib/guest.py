@@ -40,6 +40,7 @@ import time
 
 import backends
 import environment
+import runrecords
 
 
 class GuestResult:
@@ -199,7 +200,7 @@ def _boot(sweep, todo, clock, root, start, offset, total):
     progress = _Progress(bdir, todo, start, offset, total)
     with open(os.path.join(bdir, "vm.log"), "w") as log:
         child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                 pass_fds=(sweep.lock_fd,))
+                                 pass_fds=(sweep.lock_fd,), preexec_fn=sweep.child_setup or runrecords.oom_unshield)
         sweep.child = child
         while child.poll() is None:
             time.sleep(2)

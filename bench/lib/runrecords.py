@@ -147,6 +147,42 @@ def append_regular(path, text):
         os.close(fd)
 
 
+def oom_shield():
+    """The runner (root only) out of the OOM killer's reach, as the harness
+    parent is: killed, it would leave a run directory half done and its
+    harness orphaned. Its children start back at 0 (oom_unshield, before
+    exec): the harness lowers itself again; QEMU and the workers are the
+    OOM killer's to choose from. True when it took."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("-1000")
+        return True
+    except OSError:
+        return False
+
+
+def oom_unshield():
+    """In a child before exec (preexec_fn): back to the default 0."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("0")
+    except OSError:
+        pass
+
+
+def run_failure(record):
+    """Why a record's run measured nothing (results.run_failed, schema 8;
+    before it, no worker measured), else None."""
+    res = record.get("results")
+    if not isinstance(res, dict):
+        return None
+    if res.get("run_failed") is True:
+        return str(res.get("failure") or "the run failed (results.run_failed)")
+    if res.get("workers_measured") == 0:
+        return "no worker was measured (results.workers_measured 0)"
+    return None
+
+
 class Run:
     """A run directory read back: manifest, points, and records."""
 
@@ -166,6 +202,7 @@ class Run:
         self.points = self.manifest.get("points", [])
         self.point_by_id = {p["id"]: p for p in self.points}
         self.records = {}  # point id -> list of (repeat, record)
+        self.failed_records = {}  # point id -> list of (repeat, why): records of runs that measured nothing
         rec_dir = os.path.join(path, "records")
         for name in sorted(os.listdir(rec_dir)) if os.path.isdir(rec_dir) else []:
             m = RECORD_RE.match(name)
@@ -179,6 +216,11 @@ class Run:
                 raise SystemExit("%s: unreadable record: %s" % (os.path.join(rec_dir, name), why))
             if not isinstance(record, dict):
                 raise SystemExit("%s: not a run record (a JSON object)" % os.path.join(rec_dir, name))
+            why = run_failure(record)
+            if why:
+                # Measured nothing: listed as failed, never in a figure.
+                self.failed_records.setdefault(m.group("point"), []).append((int(m.group("repeat")), why))
+                continue
             self.records.setdefault(m.group("point"), []).append((int(m.group("repeat")), record))
         for reps in self.records.values():
             reps.sort(key=lambda r: r[0])
@@ -395,13 +437,16 @@ def summary_text(run, short=False):
         head.append("fc_*, nf_p50: no fault_cost in these records (schema %s; records of schema 5 and up have it)"
                     % ", ".join(schemas))
     head.append("")
+    failed = ["failed runs (their records say the run measured nothing; in no figure):"] + \
+        ["  %s r%d: %s" % (pid, rep, why) for pid in sorted(run.failed_records)
+         for rep, why in sorted(run.failed_records[pid])] if run.failed_records else []
     if not rows:
-        return "\n".join(head + ["(no records)"]) + "\n"
+        return "\n".join(head + ["(no records)"] + failed) + "\n"
     widths = [max(len(r[i]) for r in rows + [cols]) for i in range(len(cols))]
     lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(cols)).rstrip()]
     for r in rows:
         lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
-    return "\n".join(head + lines) + "\n"
+    return "\n".join(head + lines + ([""] + failed if failed else [])) + "\n"
 
 
 def write_summaries(run):
