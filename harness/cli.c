@@ -327,6 +327,17 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 		const char *file = k ? cfg->csv : cfg->out;
 		if (!file)
 			continue;
+		/* Room for the temporary name the commit uses beside it
+		 * (NAME.mshare-bench-tmp.PID): a name too long fails now, not
+		 * after the whole run. */
+		const char *base = strrchr(file, '/');
+		base = base ? base + 1 : file;
+		if (strlen(file) + 30 >= 4096 || strlen(base) + 30 > 255) {
+			snprintf(err, err_len, "%s: the name is too long (%zu characters, its last component %zu; at "
+					       "most 4065 and 225): %.60s...", k ? "--csv" : "--out", strlen(file),
+				 strlen(base), file);
+			return -1;
+		}
 		char dir[4096];
 		path_dir(file, dir, sizeof(dir));
 		if (access(dir, W_OK | X_OK) != 0) {

@@ -28,6 +28,8 @@
 #include "record_files.h"
 
 /* The temporary files of --out: NAME.mshare-bench-tmp.PID. */
+#define CSV_LOCK_WAIT_S 60
+#define CSV_LOCK_WAIT_TEXT "60 s"
 #define RECORD_TMP_TAG ".mshare-bench-tmp."
 
 /* 0, or the errno of a failed write: a write that stores nothing without
@@ -192,13 +194,40 @@ static int append_csv(const char *path, const char *header, size_t hlen, const c
 {
 	static const char then[] = "; no row appended";
 	long long size = 0;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		snprintf(err, err_len, "--csv %s: cannot open: %s%s", path, strerror(errno), then);
 		return -1;
 	}
-	if (flock(fd, LOCK_EX) != 0) {
-		snprintf(err, err_len, "--csv %s: cannot lock: %s%s", path, strerror(errno), then);
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "--csv %s is not a regular file%s", path, then);
+		close(fd);
+		return -1;
+	}
+	/* Waited for at most CSV_LOCK_WAIT_S: anyone who can read the file can
+	 * flock() it, and must not hold a run up for ever. */
+	int waited = 0, rc;
+	bool stopped = false;
+	while ((rc = flock(fd, LOCK_EX | LOCK_NB)) != 0 && (errno == EWOULDBLOCK || errno == EINTR) &&
+	       waited < CSV_LOCK_WAIT_S * 10) {
+		/* The commit holds SIGINT/SIGTERM/SIGHUP back: one pending ends
+		 * the wait (the row is given up, the signal then delivered). */
+		sigset_t pending;
+		if (sigpending(&pending) == 0 && (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+						  sigismember(&pending, SIGHUP))) {
+			stopped = true;
+			break;
+		}
+		struct timespec nap = { 0, 100000000 };
+		nanosleep(&nap, NULL);
+		waited++;
+	}
+	if (rc != 0) {
+		snprintf(err, err_len, "--csv %s: %s%s", path,
+			 stopped ? "interrupted while waiting for its lock (held by another process)"
+			 : errno == EWOULDBLOCK ? "still locked by another process after " CSV_LOCK_WAIT_TEXT
+			 : strerror(errno), then);
 		close(fd);
 		return -1;
 	}

@@ -474,6 +474,16 @@ int run_main(int argc, char **argv)
 		fprintf(stderr, "mshare-bench run: workload %s: %s\n", cfg->workload->name, err);
 		return 2;
 	}
+	if (cfg->max_ops && !cfg->workload->has_budget) {
+		fprintf(stderr, "mshare-bench run: --ops %llu: workload %s has no operations to count (it runs its "
+				"course once); drop --ops\n", (unsigned long long)cfg->max_ops, cfg->workload->name);
+		return 2;
+	}
+	if (cfg->workload->check_workers &&
+	    cfg->workload->check_workers(rs->cfg.workload_config, cfg->workers, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mshare-bench run: workload %s: %s\n", cfg->workload->name, err);
+		return 2;
+	}
 	if (cfg->check_only)
 		return 0; /* --check: the options are good; run nothing */
 	/* --cpus and --mem-policy against this host: refused before anything

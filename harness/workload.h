@@ -141,6 +141,13 @@ struct workload_ops {
 	 * harness refuses to run it where the backend cannot say how, or
 	 * where msync() would silently write nothing back (PERSIST_NONE). */
 	bool persists;
+	/* run() honours the --ops and --duration budgets (workload_budget_done):
+	 * --ops is refused for the others, which would ignore it. */
+	bool has_budget;
+	/* Parent, after prepare(): check the config against the worker count
+	 * (redo: more writers than workers). 0, or -1 with a message naming
+	 * the values. May be NULL. */
+	int (*check_workers)(const void *config, unsigned workers, char *err, size_t err_len);
 	/* Parent, before fork, once: check what the typed params cannot say
 	 * alone (against each other and the region size) and fill config
 	 * (config_bytes <= WORKLOAD_CONFIG_BYTES) with what run() needs.

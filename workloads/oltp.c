@@ -313,6 +313,7 @@ static void oltp_report(struct json_writer *json, const struct workload_slot *me
 }
 
 const struct workload_ops workload_oltp = {
+	.has_budget = true,
 	.name = "oltp",
 	.description = "buffer-cache reads and durable row updates with latches and block checksums",
 	.params = {

@@ -357,6 +357,20 @@ static int redo_run(struct workload_ctx *ctx, char *err, size_t err_len)
 	return ctx->worker < w.nwriters ? redo_write(&w) : redo_read(&w);
 }
 
+/* Every worker beyond the writers reads: more writers than workers would
+ * be recorded as asked and run as fewer. */
+static int redo_check_workers(const void *config, unsigned workers, char *err, size_t err_len)
+{
+	const struct redo_config *c = config;
+
+	if (c->writers > workers) {
+		snprintf(err, err_len, "--writers %llu is more than --workers %u (the first --writers workers write, "
+				       "the others read)", (unsigned long long)c->writers, workers);
+		return -1;
+	}
+	return 0;
+}
+
 /* --reuse-path: a log an earlier run left (its positions, its count of
  * writers done, a slot reserved by a writer killed before its commit)
  * would make writers wait for ever and readers stop at once. */
@@ -395,6 +409,7 @@ static void redo_report(struct json_writer *json, const struct workload_slot *me
 }
 
 const struct workload_ops workload_redo = {
+	.has_budget = true,
 	.name = "redo",
 	.description = "writers append durable records to a circular redo log, the other workers read and validate them",
 	.params = {
@@ -415,6 +430,7 @@ const struct workload_ops workload_redo = {
 	.config_bytes = sizeof(struct redo_config),
 	.prepare = redo_prepare,
 	.check_region = redo_check_region,
+	.check_workers = redo_check_workers,
 	.run = redo_run,
 	.report = redo_report,
 };

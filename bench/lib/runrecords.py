@@ -147,6 +147,36 @@ def append_regular(path, text):
         os.close(fd)
 
 
+_CONTROL = {c: "\\x%02x" % c for c in list(range(0x20)) + [0x7f] if c not in (0x0a, 0x09)}
+
+
+def printable(text):
+    """text without a terminal's control sequences: bytes below 0x20 (but
+    newline and tab) and 0x7f as \\xNN. Records, specs and arguments are
+    anyone's; what they say must not drive the reader's terminal."""
+    return str(text).translate(_CONTROL)
+
+
+class _Printable:
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        return self._stream.write(printable(text))
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def safe_stdio():
+    """sys.stdout and sys.stderr through printable() from here on."""
+    import sys
+    if not isinstance(sys.stdout, _Printable):
+        sys.stdout = _Printable(sys.stdout)
+    if not isinstance(sys.stderr, _Printable):
+        sys.stderr = _Printable(sys.stderr)
+
+
 def oom_shield():
     """The runner (root only) out of the OOM killer's reach, as the harness
     parent is: killed, it would leave a run directory half done and its
