@@ -281,6 +281,13 @@ void record_summary(const struct run_state *rs, const struct run_result *r)
 	const struct run_config *cfg = &rs->cfg;
 	char a[32], b[32], c[32];
 
+	if (rs->failure[0]) {
+		/* No figure: none was measured (the record's are null). */
+		fprintf(stderr, "mshare-bench: %s, %u workers, %s region, %s: FAILED, nothing measured: %s\n",
+			cfg->backend->name, cfg->workers, format_bytes(cfg->size, a, sizeof(a)), cfg->workload->name,
+			rs->failure);
+		return;
+	}
 	fprintf(stderr, "mshare-bench: %s, %u workers, %s region, %s, pages obtained: %s%s (%s)\n",
 		cfg->backend->name, cfg->workers, format_bytes(cfg->size, a, sizeof(a)), cfg->workload->name,
 		format_bytes(r->page_bytes, b, sizeof(b)), r->page_mixed ? " (mixed with 4 KiB)" : "", r->page_source);

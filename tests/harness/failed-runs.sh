@@ -61,6 +61,16 @@ check "the record: run_failed, 'no worker was measured', figures null, the 2 kil
 	 and r[\"results\"][\"oom_killed\"] + r[\"results\"][\"sigkilled_not_oom\"] == 2 and r[\"results\"][\"workers_measured\"] == 0"'
 sed 's/^/# /' "$WORK/allkilled.err"
 
+# The human summary (without --quiet) gives no figure for such a run.
+opts="--backend shm --workers 2 --size 16M --workload oltp"
+start loud
+kill -KILL $workers
+wait $pid; rc=$?
+check "without --quiet the summary says FAILED, nothing measured, and shows no figure (exit $rc)" \
+	ev '[ "$rc" = 3 ] && grep -q "oltp: FAILED, nothing measured: no worker was measured" "$WORK/loud.err" &&
+	    ! grep -q "first-touch latency\|page tables for the region" "$WORK/loud.err"'
+opts="$opts --quiet"
+
 # A clean run is not failed: run_failed false, failure null, figures numbers.
 timeout -s KILL 90 "$BIN" run $opts --duration 300ms --out "$WORK/clean.json" 2>"$WORK/clean.err"
 rc=$?
