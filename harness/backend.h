@@ -46,6 +46,7 @@ struct region {
 	const char *path;     /* file or directory for file-backed backends */
 	bool read_only;       /* workers attach read-only */
 	bool reuse_path;      /* --reuse-path: an existing --path FILE may be used (and written) */
+	uint64_t data_bytes;  /* region data the workload faults in, at most (pre-flight; 0: unknown, all) */
 
 	/* Set by the backend: the region is an existing file used as it is
 	 * (--reuse-path), so it may hold what an earlier run left (latches,

@@ -60,10 +60,12 @@ static int shm_setup(struct region *r, char *err, size_t err_len)
 	/* tmpfs allocates on first touch: a region larger than its room
 	 * would end in workers killed by SIGBUS, not in a measurement. */
 	struct statfs fs;
-	if (fstatfs(b->fd, &fs) == 0 && (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize < r->size) {
-		snprintf(err, err_len, "not enough room in tmpfs %s: %llu bytes free, --size %zu (workers would die of "
-				       "SIGBUS); free some, or remount it larger", dir,
-			 (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize, r->size);
+	uint64_t need = r->data_bytes && r->data_bytes < r->size ? r->data_bytes : r->size;
+	if (fstatfs(b->fd, &fs) == 0 && (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize < need) {
+		snprintf(err, err_len, "not enough room in tmpfs %s: %llu bytes free, the workload faults in up to "
+				       "%llu of --size %zu (workers would die of SIGBUS); free some, or remount it larger",
+			 dir, (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize,
+			 (unsigned long long)need, r->size);
 		return -1;
 	}
 	if (ftruncate(b->fd, (off_t)r->size) != 0) {

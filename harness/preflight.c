@@ -141,6 +141,7 @@ static int memory_check(struct run_state *rs, char *err, size_t err_len)
 	if (data_home(rs, &in_memory, &shmem, err, err_len) != 0)
 		return -1;
 	pf->expected_data_bytes = data_bytes(cfg, shmem);
+	rs->region.data_bytes = pf->expected_data_bytes; /* shm: the room its tmpfs needs */
 	pf->expected_data_in_memory_bytes = in_memory ? pf->expected_data_bytes : 0;
 	if (b->data == BACKEND_DATA_HUGETLB) {
 		char dir[128], path[192];

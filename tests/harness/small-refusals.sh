@@ -74,7 +74,7 @@ if [ "$(id -u)" = 0 ] && mkdir "$WORK/small" && mount -t tmpfs -o size=2M tmpfs 
 	rc=$?
 	umount "$WORK/small"
 	check "shm larger than its 2 MiB tmpfs: refused before any worker (exit $rc), naming the room" \
-		ev '[ "$rc" = 1 ] && grep -q "not enough room in tmpfs $WORK/small: 2097152 bytes free, --size 8388608" "$WORK/t.err"'
+		ev '[ "$rc" = 1 ] && grep -q "not enough room in tmpfs $WORK/small: 2097152 bytes free, the workload faults in up to 8388608 of --size 8388608" "$WORK/t.err"'
 else
 	skip "shm larger than its tmpfs" "needs root to mount a small tmpfs"
 fi
