@@ -88,6 +88,34 @@ rc=$?
 check "the report lists both as failed (measured nothing) (exit $rc)" \
 	ev '[ "$rc" = 0 ] && [ "$(grep -o "measured nothing" "$R/report/index.html" | wc -l)" -ge 2 ]'
 
+# The runner counts a run whose record says it measured nothing as failed,
+# and keeps the record: a harness wrapper turns each record it writes into
+# such a record (as a run whose workers were all killed writes it).
+cat >"$WORK/harness" <<EOS
+#!/bin/sh
+[ "\$1" = run ] && ! printf '%s\n' "\$@" | grep -qx -- --check || exec "$BIN" "\$@"
+"$BIN" "\$@" || exit
+for a in "\$@"; do out=\$a; done
+python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+r["results"]["run_failed"] = True
+r["results"]["failure"] = "no worker was measured (the test harness says so)"
+json.dump(r, open(sys.argv[1], "w"))' "\$out"
+exit 3
+EOS
+chmod +x "$WORK/harness"
+printf 'name = counted\nbackends = shm\nworkers = 1\nsizes = 4M\nworkloads = pt-footprint\npage = 4k\n' >"$WORK/c.sweep"
+timeout -s KILL 120 python3 "$ROOT/bench/sweep" "$WORK/c.sweep" --results "$WORK/res-c" --harness "$WORK/harness" \
+	>"$WORK/c.out" 2>"$WORK/c.err"
+rc=$?
+C=$(ls -d "$WORK"/res-c/counted-* 2>/dev/null | head -1)
+check "the runner counts a run that measured nothing as failed (exit $rc), its record kept" \
+	ev '[ "$rc" = 1 ] && grep -q "1 failed runs" "$WORK/c.err" && grep -q "measured nothing: no worker was measured" "$C/failed.txt" &&
+	    [ -s "$C/records/shm-4k-w1-s4M-pt-footprint.r1.json" ]'
+check "... and does not retry it (its record stays; a retry could only fail on it)" \
+	ev '! grep -q "retrying" "$WORK/c.err" && grep -q "exit 3, measured nothing" "$C/failed.txt"'
+sed 's/^/# /' "$C/failed.txt" 2>/dev/null
+
 # Inside a memory cgroup the OOM killer took the runner (the harness parent
 # is shielded, the runner was not): the runner is shielded too (root), and
 # its harness child starts from 0 (the harness shields itself; its workers
