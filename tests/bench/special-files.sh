@@ -51,6 +51,18 @@ f = open(sys.argv[1])
 fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)' "$R/.lock"
 rm -f "$fifo"
 
+# plot-run writes its figures by name (gnuplot too): a link planted among
+# them is refused, nothing written through it.
+mkdir -p "$R/plots"
+echo "not a figure" >"$WORK/figure-victim"
+ln -s "$WORK/figure-victim" "$R/plots/1-pagetables-host.png"
+bound python3 "$ROOT/plots/plot-run" "$R" >"$WORK/plot.out" 2>&1
+rc=$?
+check "plot-run with a link planted among its figures refuses (exit $rc), writing nothing through it" \
+	ev '[ "$rc" = 1 ] && grep -q "holds symbolic links (1-pagetables-host.png)" "$WORK/plot.out" &&
+	    [ "$(cat "$WORK/figure-victim")" = "not a figure" ]'
+rm -rf "$R/plots"
+
 # runs.log: a FIFO (the runner blocked opening it, its SIGINT handler
 # only setting a flag) and a symbolic link (written through).
 mv "$R/runs.log" "$WORK/runs.log.real"
