@@ -2,8 +2,10 @@
  * `backends` and `workloads` listings. It sits in cli/, above harness/,
  * planner/ and workloads/: it joins them (the harness's run, the planner's
  * plan, the workloads' table), and none of them reaches up to it. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "cli.h"
@@ -328,8 +330,61 @@ static int print_environment(int argc, char **argv)
 	return finish_json(&w);
 }
 
+/* Messages never carry a terminal's control sequences: a byte below 0x20
+ * (but newline and tab) or 0x7f, from an argument, a record or a file
+ * name, is written as \xNN. */
+static ssize_t escaped_write(void *cookie, const char *buf, size_t len)
+{
+	int fd = *(int *)cookie;
+	char out[4 * 256];
+	size_t done = 0;
+
+	while (done < len) {
+		size_t n = 0, took = 0;
+		for (; done + took < len && n + 4 <= sizeof(out); took++) {
+			unsigned char c = (unsigned char)buf[done + took];
+			if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+				n += (size_t)snprintf(out + n, 5, "\\x%02x", c);
+			else
+				out[n++] = (char)c;
+		}
+		for (size_t off = 0; off < n;) {
+			ssize_t w = write(fd, out + off, n - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return done ? (ssize_t)done : -1;
+			off += (size_t)w;
+		}
+		done += took;
+	}
+	return (ssize_t)len;
+}
+
+/* stderr always (messages only), stdout when it is a terminal (JSON and
+ * CSV to a pipe or file are left byte for byte; JSON escapes them anyway). */
+static void escape_terminal_output(void)
+{
+	static int fds[2] = { 1, 2 };
+	static const cookie_io_functions_t io = { .write = escaped_write };
+	FILE *e = fopencookie(&fds[1], "w", io);
+	if (e) {
+		setvbuf(e, NULL, _IONBF, 0);
+		stderr = e;
+	}
+	if (isatty(1)) {
+		FILE *o = fopencookie(&fds[0], "w", io);
+		if (o) {
+			fflush(stdout);
+			setvbuf(o, NULL, _IOLBF, 0);
+			stdout = o;
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
+	escape_terminal_output();
 	workloads_use(workload_table);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {

@@ -45,6 +45,13 @@ struct region {
 	enum page_mode page;
 	const char *path;     /* file or directory for file-backed backends */
 	bool read_only;       /* workers attach read-only */
+	bool reuse_path;      /* --reuse-path: an existing --path FILE may be used (and written) */
+	uint64_t data_bytes;  /* region data the workload faults in, at most (pre-flight; 0: unknown, all) */
+
+	/* Set by the backend: the region is an existing file used as it is
+	 * (--reuse-path), so it may hold what an earlier run left (latches,
+	 * log positions): workloads check it (workload_ops.check_region). */
+	bool reused;
 
 	/* Filled in by the backend. */
 	void *base;                /* where the region is mapped in this process */

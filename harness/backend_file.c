@@ -2,7 +2,9 @@
  *
  * --path DIR: an unnamed O_TMPFILE in DIR (a named temporary file where
  *             the filesystem lacks O_TMPFILE, removed at teardown);
- * --path FILE, existing: used as is, must be at least --size long;
+ * --path FILE, existing: refused unless --reuse-path, then used as is
+ *             (at least --size long);
+ * --path that is a symbolic link: refused (never followed);
  * --path FILE, missing: created, sized, removed at teardown.
  * The file is preallocated where the filesystem allows (fallocate), which
  * on DAX is what makes 2 MiB-aligned extents, hence PMD mappings,
@@ -41,6 +43,8 @@ static int file_open(struct region *r, struct fd_backing *b, char *err, size_t e
 {
 	struct stat st;
 
+	if (backend_path_refuse_symlink(r->path, err, err_len) != 0)
+		return -1;
 	if (stat(r->path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		b->fd = open(r->path, O_TMPFILE | O_RDWR, 0600);
 		if (b->fd >= 0) {
@@ -60,10 +64,11 @@ static int file_setup(struct region *r, char *err, size_t err_len)
 	struct fd_backing *b = fd_backing_new(r);
 
 	struct stat st;
-	/* An existing regular file is used as is; anything else is created here. */
-	bool fresh = !(stat(r->path, &st) == 0 && S_ISREG(st.st_mode));
 	if (file_open(r, b, err, err_len))
 		return -1;
+	/* An existing regular file (--reuse-path) is used as is; anything
+	 * else was created here. */
+	bool fresh = !r->reused;
 	if (fstat(b->fd, &st) == 0 && (uint64_t)st.st_size < r->size &&
 	    ftruncate(b->fd, (off_t)r->size) != 0) {
 		snprintf(err, err_len, "cannot size %s to %zu bytes: %s", r->backing, r->size, strerror(errno));

@@ -293,6 +293,20 @@ struct fd_backing *fd_backing_new(struct region *r)
 	return b;
 }
 
+int backend_path_refuse_symlink(const char *path, char *err, size_t err_len)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+		return 0;
+	char target[256];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	target[n > 0 ? n : 0] = '\0';
+	snprintf(err, err_len, "--path %s is a symbolic link (to %s); refusing to follow it: give the file or "
+			       "directory it names", path, target);
+	return -1;
+}
+
 int backend_open_path(struct region *r, const char *prefix, char *unlink_path, size_t len, char *err,
 		      size_t err_len)
 {
@@ -300,6 +314,8 @@ int backend_open_path(struct region *r, const char *prefix, char *unlink_path, s
 	int fd;
 
 	unlink_path[0] = '\0';
+	if (backend_path_refuse_symlink(r->path, err, err_len) != 0)
+		return -1;
 	if (stat(r->path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(unlink_path, len, "%s/%s.XXXXXX", r->path, prefix);
 		fd = mkostemp(unlink_path, O_CLOEXEC);
@@ -314,14 +330,24 @@ int backend_open_path(struct region *r, const char *prefix, char *unlink_path, s
 			snprintf(err, err_len, "--path %s is neither a regular file nor a directory", r->path);
 			return -1;
 		}
+		/* A file this run did not create is written only when asked
+		 * for: a run writes into its region (and sizes it). */
+		if (!r->reuse_path) {
+			snprintf(err, err_len, "--path %s already exists and this run would write into it; "
+					       "refusing: give a new file name or a directory, or --reuse-path to "
+					       "use the file as it is", r->path);
+			return -1;
+		}
 		if ((uint64_t)st.st_size < r->size) {
 			snprintf(err, err_len, "--path %s is %lld bytes, smaller than --size %zu", r->path,
 				 (long long)st.st_size, r->size);
 			return -1;
 		}
-		fd = open(r->path, (r->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+		fd = open(r->path, (r->read_only ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			r->reused = true;
 	} else {
-		fd = open(r->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		fd = open(r->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0)
 			snprintf(unlink_path, len, "%s", r->path);
 	}

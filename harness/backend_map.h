@@ -86,6 +86,9 @@ int backend_devdax_open(struct region *r, char *err, size_t err_len);
  * (O_EXCL, 0600). unlink_path (len bytes) gets the path of a file this call
  * created, to be removed at teardown, or "". Returns the descriptor
  * (O_CLOEXEC), or -1 with err naming --path. */
+/* --path's last component is a symbolic link: -1 with the message (the
+ * link is never followed; naming its target is the way to ask for it). */
+int backend_path_refuse_symlink(const char *path, char *err, size_t err_len);
 int backend_open_path(struct region *r, const char *prefix, char *unlink_path, size_t len, char *err,
 		      size_t err_len);
 

@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "backend_map.h"
 
 #define SHM_DEFAULT_DIR "/dev/shm"
+#define SHM_TMPFS_MAGIC 0x01021994
 
 static const char *shm_dir(const struct region *r)
 {
@@ -34,6 +36,14 @@ static int shm_probe(const struct region *r, char *why, size_t why_len)
 		snprintf(why, why_len, "%s is not writable: %s", dir, strerror(errno));
 		return -1;
 	}
+	/* The run is recorded as "shm", tmpfs: a directory elsewhere would
+	 * measure another filesystem under that name. */
+	struct statfs fs;
+	if (statfs(dir, &fs) == 0 && (unsigned long)fs.f_type != SHM_TMPFS_MAGIC) {
+		snprintf(why, why_len, "%s is not on tmpfs (filesystem magic 0x%lx); backend shm is tmpfs, use "
+				       "backend file for other filesystems", dir, (unsigned long)fs.f_type);
+		return -1;
+	}
 	return 0;
 }
 
@@ -45,6 +55,17 @@ static int shm_setup(struct region *r, char *err, size_t err_len)
 	b->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (b->fd < 0) {
 		snprintf(err, err_len, "cannot create a file in %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	/* tmpfs allocates on first touch: a region larger than its room
+	 * would end in workers killed by SIGBUS, not in a measurement. */
+	struct statfs fs;
+	uint64_t need = r->data_bytes && r->data_bytes < r->size ? r->data_bytes : r->size;
+	if (fstatfs(b->fd, &fs) == 0 && (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize < need) {
+		snprintf(err, err_len, "not enough room in tmpfs %s: %llu bytes free, the workload faults in up to "
+				       "%llu of --size %zu (workers would die of SIGBUS); free some, or remount it larger",
+			 dir, (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize,
+			 (unsigned long long)need, r->size);
 		return -1;
 	}
 	if (ftruncate(b->fd, (off_t)r->size) != 0) {

@@ -14,7 +14,7 @@
 
 enum {
 	RO_BACKEND, RO_WORKERS, RO_SIZE, RO_WORKLOAD, RO_PATH, RO_ADDR, RO_PAGE, RO_WRITE, RO_SEED, RO_DURATION, RO_OPS,
-	RO_OUT, RO_CSV, RO_SKIP_MEMORY_CHECK, RO_QUIET, RO_CHECK, RO_CPUS, RO_MEM_POLICY, RO_KERNEL_FAULT_TIME, RO_HW_INSTRUCTIONS, RO_COUNT
+	RO_OUT, RO_CSV, RO_SKIP_MEMORY_CHECK, RO_QUIET, RO_CHECK, RO_CPUS, RO_MEM_POLICY, RO_KERNEL_FAULT_TIME, RO_HW_INSTRUCTIONS, RO_REUSE_PATH, RO_COUNT
 };
 
 /* The options of `run`: the parser and the --help text both come from here
@@ -27,6 +27,9 @@ static struct opt run_options[RO_COUNT + 1] = {
 	[RO_WORKLOAD] = { "workload", "W", NULL, false },
 	[RO_PATH] = { "path", "P", "shm: directory (default /dev/shm); file: FILE or DIR;\n"
 				  "mshare: directory of the backing file (default /mnt/pmem)", false },
+	[RO_REUSE_PATH] = { "reuse-path", NULL, "let an existing --path FILE be used as it is: the run\n"
+				   "writes into it (without this option it is refused, and a\n"
+				   "--path that is a symbolic link is refused either way)", false },
 	[RO_ADDR] = { "addr", "A", "region address (hex, or a size like 2T); default 0x20000000000\n"
 				  "(2 TiB). Without --addr the address must be 512 GiB-aligned.", false },
 	[RO_PAGE] = { "page", "4k|any", "4k: base pages only (MADV_NOHUGEPAGE); any: the kernel\n"
@@ -159,6 +162,7 @@ static int run_option(void *data, int i, const struct opt *o, const char *v, cha
 	case RO_KERNEL_FAULT_TIME: cfg->kernel_fault_time = true; break;
 	case RO_HW_INSTRUCTIONS: cfg->hw_instructions = true; break;
 	case RO_CHECK: cfg->check_only = true; break;
+	case RO_REUSE_PATH: cfg->reuse_path = true; break;
 	case RO_PATH: cfg->path = v; break;
 	case RO_OUT: cfg->out = v; break;
 	case RO_CSV: cfg->csv = v; break;
@@ -324,6 +328,17 @@ int cli_parse_run(int argc, char **argv, struct run_config *cfg, char *err, size
 		const char *file = k ? cfg->csv : cfg->out;
 		if (!file)
 			continue;
+		/* Room for the temporary name the commit uses beside it
+		 * (NAME.mshare-bench-tmp.PID): a name too long fails now, not
+		 * after the whole run. */
+		const char *base = strrchr(file, '/');
+		base = base ? base + 1 : file;
+		if (strlen(file) + 30 >= 4096 || strlen(base) + 30 > 255) {
+			snprintf(err, err_len, "%s: the name is too long (%zu characters, its last component %zu; at "
+					       "most 4065 and 225): %.60s...", k ? "--csv" : "--out", strlen(file),
+				 strlen(base), file);
+			return -1;
+		}
 		char dir[4096];
 		path_dir(file, dir, sizeof(dir));
 		if (access(dir, W_OK | X_OK) != 0) {

@@ -33,6 +33,7 @@ struct run_config {
 	bool duration_given;
 	uint64_t max_ops;
 	bool skip_memory_check;
+	bool reuse_path;        /* --reuse-path */
 	bool quiet;           /* no human summary */
 	bool kernel_fault_time; /* --kernel-fault-time: harness/ktrace.h */
 	bool hw_instructions;   /* --hw-instructions: harness/hw_counter.h */

@@ -94,13 +94,20 @@ int csv_check_path(const char *path, char *err, size_t err_len)
 {
 	struct stat st;
 	long long size;
-	if (stat(path, &st) != 0)
+	if (lstat(path, &st) != 0)
 		return 0; /* created with the row */
+	/* As --out: an output is never written through a link (one planted
+	 * at the name would make the run append to whatever it names). */
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(err, err_len, "--csv %s is a symbolic link; refusing to follow it: give the file itself",
+			 path);
+		return -1;
+	}
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(err, err_len, "--csv %s is not a regular file: give a new file", path);
 		return -1;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0) {
 		snprintf(err, err_len, "--csv %s: cannot open: %s", path, strerror(errno));
 		return -1;

@@ -201,6 +201,51 @@ static int entry_read(const char *path, struct entry *e)
 
 /* --- the lock ------------------------------------------------------------ */
 
+/* Root: open the lock file, a regular file of root's, mode 0600. One that
+ * others could open (an earlier version made it 0644, and a descriptor
+ * opened then lives on) is replaced by a new one, renamed over it. */
+static int root_lock_open(char *err, size_t err_len)
+{
+	struct stat st;
+	int fd = open(HUGEPOOL_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && (st.st_uid != 0 || !S_ISREG(st.st_mode))) {
+		snprintf(err, err_len, "refusing the hugepage pool lock %s: not a regular file of root's",
+			 HUGEPOOL_LOCK);
+		close(fd);
+		return -1;
+	}
+	if (fd >= 0 && (st.st_mode & 077)) {
+		char tmp[sizeof(HUGEPOOL_LOCK) + 32];
+		snprintf(tmp, sizeof(tmp), "%s.new.%d", HUGEPOOL_LOCK, (int)getpid());
+		int nfd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (nfd >= 0 && fchmod(nfd, 0600) == 0 && rename(tmp, HUGEPOOL_LOCK) == 0) {
+			close(fd);
+			fd = nfd;
+		} else {
+			if (nfd >= 0) {
+				unlink(tmp);
+				close(nfd);
+			}
+			snprintf(err, err_len, "cannot replace the hugepage pool lock %s, which other users can "
+					       "open: %s", HUGEPOOL_LOCK, strerror(errno));
+			close(fd);
+			return -1;
+		}
+	}
+	if (fd < 0)
+		snprintf(err, err_len, "cannot open the hugepage pool lock %s: %s", HUGEPOOL_LOCK, strerror(errno));
+	return fd;
+}
+
+/* The descriptor's file is (still) the one at HUGEPOOL_LOCK: a lock taken
+ * on a file replaced meanwhile locks nothing. */
+static bool lock_is_current(int fd)
+{
+	struct stat a, b;
+	return fstat(fd, &a) == 0 && stat(HUGEPOOL_LOCK, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /* Take the lock into c->lock_fd. honour_stop: give up when a stop was
  * requested (not when giving pages back, which must still happen). */
 static int lock_take(struct hugepool_claim *c, bool honour_stop, char *err, size_t err_len)
@@ -208,24 +253,34 @@ static int lock_take(struct hugepool_claim *c, bool honour_stop, char *err, size
 	int fd;
 
 	if (geteuid() == 0) {
-		/* Readable by every user whatever the umask: users who are not
-		 * root take the same lock (and read the ledger). */
+		/* The directories are root's and only root writes them; users
+		 * who are not root read the ledger. */
 		const char *dirs[] = { HUGEPOOL_STATE_DIR, HUGEPOOL_LEDGER_DIR };
 		for (int i = 0; i < 2; i++) {
+			struct stat st;
 			if (mkdir(dirs[i], 0755) == 0)
 				chmod(dirs[i], 0755);
 			else if (errno != EEXIST) {
 				snprintf(err, err_len, "cannot create %s: %s", dirs[i], strerror(errno));
 				return -1;
 			}
+			if (lstat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+			    (st.st_mode & 022)) {
+				snprintf(err, err_len, "refusing the hugepage pool state in %s: not a directory "
+						       "that only root can write (owner %d, mode %03o)", dirs[i],
+					 (int)st.st_uid, (unsigned)(st.st_mode & 0777));
+				return -1;
+			}
 		}
-		fd = open(HUGEPOOL_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd >= 0)
-			fchmod(fd, 0644);
+		/* The lock is root's alone (0600): flock() works on any
+		 * descriptor, so a lock file others can open is a lock any
+		 * local user can hold, stalling every hugetlb run. */
+		fd = root_lock_open(err, err_len);
+		if (fd < 0)
+			return -1;
 	} else {
-		/* flock needs only a descriptor: read access to root's file. A
-		 * user who cannot have it (no root run made it yet) waits for
-		 * nobody; such a user cannot change the pool in any case. */
+		/* Users who are not root cannot open the lock (0600) and take
+		 * none: they never change the pool, only use its free pages. */
 		fd = open(HUGEPOOL_LOCK, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0 && (errno == ENOENT || errno == EACCES))
 			return 0;
@@ -254,6 +309,11 @@ static int lock_take(struct hugepool_claim *c, bool honour_stop, char *err, size
 		}
 		struct timespec nap = { 0, 50 * 1000000 };
 		nanosleep(&nap, NULL);
+	}
+	if (geteuid() == 0 && !lock_is_current(fd)) {
+		/* Replaced (root_lock_open) while this run waited: again. */
+		close(fd);
+		return lock_take(c, honour_stop, err, err_len);
 	}
 	c->lock_fd = fd;
 	return 0;

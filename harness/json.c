@@ -160,6 +160,10 @@ static void scalar(struct json_writer *w, const char *key, const char *json_text
 
 void json_key_u64(struct json_writer *w, const char *key, uint64_t v)
 {
+	if (w->null_numbers) {
+		json_key_null(w, key);
+		return;
+	}
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%" PRIu64, v);
 	scalar(w, key, buf, buf);
@@ -167,6 +171,10 @@ void json_key_u64(struct json_writer *w, const char *key, uint64_t v)
 
 void json_key_i64(struct json_writer *w, const char *key, int64_t v)
 {
+	if (w->null_numbers) {
+		json_key_null(w, key);
+		return;
+	}
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%" PRId64, v);
 	scalar(w, key, buf, buf);
@@ -175,7 +183,7 @@ void json_key_i64(struct json_writer *w, const char *key, int64_t v)
 void json_key_double(struct json_writer *w, const char *key, double v)
 {
 	char buf[64];
-	if (!isfinite(v)) {
+	if (!isfinite(v) || w->null_numbers) {
 		json_key_null(w, key);
 		return;
 	}
@@ -193,7 +201,7 @@ void json_key_double(struct json_writer *w, const char *key, double v)
 void json_key_double_digits(struct json_writer *w, const char *key, double v, int digits)
 {
 	char buf[64];
-	if (!isfinite(v)) {
+	if (!isfinite(v) || w->null_numbers) {
 		json_key_null(w, key);
 		return;
 	}
@@ -204,7 +212,7 @@ void json_key_double_digits(struct json_writer *w, const char *key, double v, in
 void json_key_fixed(struct json_writer *w, const char *key, double v, int decimals)
 {
 	char buf[400]; /* %.0f of DBL_MAX has 309 digits */
-	if (!isfinite(v)) {
+	if (!isfinite(v) || w->null_numbers) {
 		json_key_null(w, key);
 		return;
 	}

@@ -31,6 +31,9 @@ struct json_writer {
 	struct json_field *fields;
 	size_t nfields, cap;
 	bool failed;
+	/* While set, every number is written as null (the figures of a run
+	 * that measured nothing); strings and booleans are written as given. */
+	bool null_numbers;
 };
 
 void json_init(struct json_writer *w, FILE *out);

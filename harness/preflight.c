@@ -1,5 +1,6 @@
 /* preflight.c - refuse a run that would hit a system limit, before
  * anything is started, with a message naming the limit and its value. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
  * An estimate for this check only; the record reports measured figures. */
 #define OVERHEAD_PER_WORKER (256u << 10)
 #define SPARE_TASKS 256
+#define NPROC_SPARE_TASKS 16 /* a user's own tasks besides the workers */
 #define SPARE_MAPS 64
 
 static long tasks_now(void)
@@ -29,6 +31,32 @@ static long tasks_now(void)
 		return -1;
 	char *slash = strchr(buf, '/');
 	return slash ? strtol(slash + 1, NULL, 10) : -1;
+}
+
+/* Tasks (threads) of this real user: what RLIMIT_NPROC counts, unlike
+ * tasks_now (every task on the host). Those /proc hides are not counted. */
+static long user_tasks_now(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	long n = 0;
+	uid_t me = getuid();
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char path[64], buf[2048];
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/status", e->d_name);
+		if (procfs_read(path, buf, sizeof(buf)) < 0)
+			continue;
+		const char *uid = strstr(buf, "\nUid:"), *threads = strstr(buf, "\nThreads:");
+		if (uid && threads && strtoul(uid + 5, NULL, 10) == me)
+			n += strtol(threads + 9, NULL, 10);
+	}
+	closedir(d);
+	return n;
 }
 
 static long count_maps(void)
@@ -113,6 +141,7 @@ static int memory_check(struct run_state *rs, char *err, size_t err_len)
 	if (data_home(rs, &in_memory, &shmem, err, err_len) != 0)
 		return -1;
 	pf->expected_data_bytes = data_bytes(cfg, shmem);
+	rs->region.data_bytes = pf->expected_data_bytes; /* shm: the room its tmpfs needs */
 	pf->expected_data_in_memory_bytes = in_memory ? pf->expected_data_bytes : 0;
 	if (b->data == BACKEND_DATA_HUGETLB) {
 		char dir[128], path[192];
@@ -207,7 +236,11 @@ int preflight_check(struct run_state *rs, char *err, size_t err_len)
 	}
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NPROC, &rl) == 0) {
-		rlim_t need = (rlim_t)(pf->tasks_now + workers + SPARE_TASKS);
+		/* RLIMIT_NPROC counts this real user's tasks, not the host's. */
+		long mine = geteuid() != 0 && rl.rlim_cur != RLIM_INFINITY ? user_tasks_now() : 0;
+		if (mine < 0)
+			mine = pf->tasks_now;
+		rlim_t need = (rlim_t)(mine + workers + NPROC_SPARE_TASKS);
 		/* Root (and CAP_SYS_RESOURCE) is not held to RLIMIT_NPROC by fork. */
 		if (geteuid() != 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
 			if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need) {
@@ -217,10 +250,10 @@ int preflight_check(struct run_state *rs, char *err, size_t err_len)
 			}
 			if (!pf->nproc_raised) {
 				snprintf(err, err_len,
-					 "%u workers exceed RLIMIT_NPROC (soft %llu, hard %llu, ~%ld tasks running); "
-					 "raise it with ulimit -u",
+					 "%u workers exceed RLIMIT_NPROC (soft %llu, hard %llu, %ld tasks of this user "
+					 "running, %d kept spare); raise it with ulimit -u",
 					 cfg->workers, (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max,
-					 pf->tasks_now);
+					 mine, NPROC_SPARE_TASKS);
 				return -1;
 			}
 		}

@@ -311,6 +311,13 @@ void record_summary(const struct run_state *rs, const struct run_result *r)
 	const struct run_config *cfg = &rs->cfg;
 	char a[32], b[32], c[32];
 
+	if (rs->failure[0]) {
+		/* No figure: none was measured (the record's are null). */
+		fprintf(stderr, "mshare-bench: %s, %u workers, %s region, %s: FAILED, nothing measured: %s\n",
+			cfg->backend->name, cfg->workers, format_bytes(cfg->size, a, sizeof(a)), cfg->workload->name,
+			rs->failure);
+		return;
+	}
 	fprintf(stderr, "mshare-bench: %s, %u workers, %s region, %s, pages obtained: %s%s (%s)\n",
 		cfg->backend->name, cfg->workers, format_bytes(cfg->size, a, sizeof(a)), cfg->workload->name,
 		format_bytes(r->page_bytes, b, sizeof(b)), r->page_mixed ? " (mixed with 4 KiB)" : "", r->page_source);
@@ -373,6 +380,12 @@ int record_write(struct run_state *rs, volatile sig_atomic_t *stop, char *err, s
 
 	err[0] = '\0';
 	record_result(rs, &r);
+	/* No worker measured (all killed in the workload, say by the OOM
+	 * killer): nothing to report but that. */
+	if (!r.published && !rs->failure[0])
+		snprintf(rs->failure, sizeof(rs->failure),
+			 "no worker was measured: of %u started, %u SIGKILLed (OOM killer or not), %u crashed, %u failed, "
+			 "%u killed as stuck", rs->forked, rs->oom_suspects, rs->crashed, rs->failed, rs->stuck_killed);
 	FILE *mem = open_memstream(&json, &json_len);
 	if (!mem) {
 		snprintf(err, err_len, "out of memory; no record written");

@@ -1,7 +1,7 @@
 /* record_files.c - the outputs of a run record.
  *
- * --out is written in two steps: prepare (a temporary file NAME.tmp.PID
- * beside it, written and fsynced, flock()ed while it exists) and commit
+ * --out is written in two steps: prepare (a temporary file
+ * NAME.mshare-bench-tmp.PID beside it, written and fsynced, flock()ed while it exists) and commit
  * (renamed with RENAME_NOREPLACE), so a record is either complete or absent
  * and an existing file is never replaced. --csv is appended under an
  * exclusive flock in one write at the file's old end; on any failure the
@@ -26,6 +26,11 @@
 #include "csv.h"
 #include "parse.h"
 #include "record_files.h"
+
+/* The temporary files of --out: NAME.mshare-bench-tmp.PID. */
+#define CSV_LOCK_WAIT_S 60
+#define CSV_LOCK_WAIT_TEXT "60 s"
+#define RECORD_TMP_TAG ".mshare-bench-tmp."
 
 /* 0, or the errno of a failed write: a write that stores nothing without
  * an error means a full device (errno is stale then). */
@@ -54,7 +59,7 @@ struct prepared {
 static int prepare_new_file(struct prepared *pf, const char *path, const char *const *part, const size_t *part_len,
 			    int n, char *err, size_t err_len)
 {
-	snprintf(pf->tmp, sizeof(pf->tmp), "%s.tmp.%d", path, (int)getpid());
+	snprintf(pf->tmp, sizeof(pf->tmp), "%s" RECORD_TMP_TAG "%d", path, (int)getpid());
 	pf->fd = open(pf->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (pf->fd < 0) {
 		snprintf(err, err_len, "--out %s: cannot create %s: %s", path, pf->tmp, strerror(errno));
@@ -110,19 +115,17 @@ static int commit_new_file(struct prepared *pf, const char *path, char *err, siz
 	return rc;
 }
 
-/* "NAME.json.tmp.PID" or "NAME.csv.tmp.PID" (the names prepare_new_file
- * makes): the PID, else 0. */
+/* "NAME.mshare-bench-tmp.PID" (the names prepare_new_file makes, and no
+ * other tool's): the PID, else 0. A name such as x.json.tmp.123 is not
+ * this tool's and is never touched. */
 static pid_t orphan_pid(const char *name)
 {
-	const char *t = strstr(name, ".tmp.");
-	while (t && strstr(t + 1, ".tmp."))
-		t = strstr(t + 1, ".tmp.");
+	const char *t = strstr(name, RECORD_TMP_TAG), *next;
+	while (t && (next = strstr(t + 1, RECORD_TMP_TAG)))
+		t = next;
 	if (!t || t == name)
 		return 0;
-	size_t stem = (size_t)(t - name);
-	if (!((stem > 5 && strncasecmp(t - 5, ".json", 5) == 0) || (stem > 4 && strncasecmp(t - 4, ".csv", 4) == 0)))
-		return 0;
-	const char *d = t + 5;
+	const char *d = t + strlen(RECORD_TMP_TAG);
 	if (!*d || strlen(d) > 10)
 		return 0;
 	long long v = 0;
@@ -154,7 +157,10 @@ void record_clean_orphans(const char *out)
 		if (fd < 0)
 			continue;
 		struct stat st;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		/* And only one of this user's: another user's file of that
+		 * name is not ours to remove. */
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
 		    unlinkat(dfd, e->d_name, 0) == 0)
 			fprintf(stderr, "mshare-bench: removed %s/%s, left by run %d that was killed before "
 					"committing it\n", dir, e->d_name, (int)pid);
@@ -188,13 +194,40 @@ static int append_csv(const char *path, const char *header, size_t hlen, const c
 {
 	static const char then[] = "; no row appended";
 	long long size = 0;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		snprintf(err, err_len, "--csv %s: cannot open: %s%s", path, strerror(errno), then);
 		return -1;
 	}
-	if (flock(fd, LOCK_EX) != 0) {
-		snprintf(err, err_len, "--csv %s: cannot lock: %s%s", path, strerror(errno), then);
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "--csv %s is not a regular file%s", path, then);
+		close(fd);
+		return -1;
+	}
+	/* Waited for at most CSV_LOCK_WAIT_S: anyone who can read the file can
+	 * flock() it, and must not hold a run up for ever. */
+	int waited = 0, rc;
+	bool stopped = false;
+	while ((rc = flock(fd, LOCK_EX | LOCK_NB)) != 0 && (errno == EWOULDBLOCK || errno == EINTR) &&
+	       waited < CSV_LOCK_WAIT_S * 10) {
+		/* The commit holds SIGINT/SIGTERM/SIGHUP back: one pending ends
+		 * the wait (the row is given up, the signal then delivered). */
+		sigset_t pending;
+		if (sigpending(&pending) == 0 && (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+						  sigismember(&pending, SIGHUP))) {
+			stopped = true;
+			break;
+		}
+		struct timespec nap = { 0, 100000000 };
+		nanosleep(&nap, NULL);
+		waited++;
+	}
+	if (rc != 0) {
+		snprintf(err, err_len, "--csv %s: %s%s", path,
+			 stopped ? "interrupted while waiting for its lock (held by another process)"
+			 : errno == EWOULDBLOCK ? "still locked by another process after " CSV_LOCK_WAIT_TEXT
+			 : strerror(errno), then);
 		close(fd);
 		return -1;
 	}

@@ -399,6 +399,13 @@ void record_json(struct json_writer *w, const struct run_state *rs, const struct
 	write_preflight(w, &rs->preflight, r);
 
 	json_begin_object(w, "results");
+	/* A run that measured nothing it may report (no worker measured, a
+	 * worker stopped): it says so and why, and every figure is null, so
+	 * that no zero or stop-inflated time passes for a measurement. */
+	json_key_bool(w, "run_failed", rs->failure[0] != '\0');
+	json_key_string(w, "failure", rs->failure[0] ? rs->failure : NULL);
+	json_key_u64(w, "workers_stopped", rs->workers_stopped);
+	w->null_numbers = rs->failure[0] != '\0';
 	json_key_u64(w, "page_size_bytes", r->page_bytes);
 	json_key_string(w, "page_size_source", r->page_source);
 	json_key_bool(w, "page_size_mixed", r->page_mixed);
@@ -423,9 +430,14 @@ void record_json(struct json_writer *w, const struct run_state *rs, const struct
 	json_key_string(w, "clock", BENCH_CLOCK_NAME);
 	write_faults(w, r);
 	write_fault_cost(w, rs, r);
+	/* The workers' fates are counts, true either way. */
+	bool nulls = w->null_numbers;
+	w->null_numbers = false;
 	write_workers(w, rs, r);
+	w->null_numbers = nulls;
 	write_times(w, r);
 	write_workload(w, &rs->cfg, r);
+	w->null_numbers = false;
 	json_end_object(w); /* results */
 	json_end_object(w);
 }

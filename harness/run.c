@@ -39,6 +39,8 @@
  * long past the workload's time budget: the rest wait on what the dead one
  * held (a latch, a log position) and are killed. */
 #define STUCK_AFTER_DEATH_NS (20ull * 1000000000ull)
+/* A worker stopped (SIGSTOP) this long: the run is given up. */
+#define STOPPED_LIMIT_NS (10ull * 1000000000ull)
 
 static volatile sig_atomic_t stop_signal;
 
@@ -111,16 +113,64 @@ static void note_exit(struct run_state *rs, unsigned i, int status)
 	}
 }
 
-/* Collect every worker that has exited, without blocking. */
+/* A worker stopped or continued (waitpid WUNTRACED | WCONTINUED). */
+static void note_stop(struct run_state *rs, unsigned i, int status)
+{
+	if (WIFSTOPPED(status) && !rs->stopped[i]) {
+		rs->stopped[i] = 1;
+		if (!rs->stopped_now++)
+			rs->stopped_since = clock_now_ns();
+		if (!rs->workers_stopped++)
+			snprintf(rs->failure, sizeof(rs->failure),
+				 "worker %u (pid %d) was stopped by %s during the run: its times include the stop, "
+				 "so the run's figures are not measurements", i, (int)rs->pids[i],
+				 sigabbrev_np(WSTOPSIG(status)) ? sigabbrev_np(WSTOPSIG(status)) : "a signal");
+		fprintf(stderr, "mshare-bench run: worker %u (pid %d) is stopped (SIG%s); the run fails, and "
+				"ends if it is still stopped in %llu s\n", i, (int)rs->pids[i],
+			sigabbrev_np(WSTOPSIG(status)) ? sigabbrev_np(WSTOPSIG(status)) : "?",
+			STOPPED_LIMIT_NS / 1000000000ull);
+	} else if (WIFCONTINUED(status) && rs->stopped[i]) {
+		rs->stopped[i] = 0;
+		if (--rs->stopped_now == 0)
+			rs->stopped_since = 0;
+	}
+}
+
+/* One waitpid result: an exit, a stop or a continue. */
+static void note_status(struct run_state *rs, pid_t pid, int status)
+{
+	int i = pid_table_find(rs, pid);
+	if (i < 0 || rs->reaped[i])
+		return;
+	if (WIFSTOPPED(status) || WIFCONTINUED(status))
+		note_stop(rs, (unsigned)i, status);
+	else
+		note_exit(rs, (unsigned)i, status);
+}
+
+static void kill_and_reap_all(struct run_state *rs);
+
+/* A worker stopped for STOPPED_LIMIT_NS: every worker is killed. */
+static void check_stopped(struct run_state *rs)
+{
+	if (!rs->stopped_now || rs->killing || clock_now_ns() - rs->stopped_since < STOPPED_LIMIT_NS)
+		return;
+	fprintf(stderr, "mshare-bench run: %u worker(s) stopped for %llu s: killing every worker; the record says "
+			"the run failed\n", rs->stopped_now, STOPPED_LIMIT_NS / 1000000000ull);
+	snprintf(rs->failure + strlen(rs->failure), sizeof(rs->failure) - strlen(rs->failure),
+		 "; still stopped after %llu s, every worker was killed", STOPPED_LIMIT_NS / 1000000000ull);
+	kill_and_reap_all(rs);
+}
+
+/* Collect every worker that has exited, stopped or continued, without
+ * blocking. */
 static void reap_some(struct run_state *rs)
 {
 	int status;
 	pid_t pid;
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		int i = pid_table_find(rs, pid);
-		if (i >= 0 && !rs->reaped[i])
-			note_exit(rs, (unsigned)i, status);
-	}
+	while ((pid = waitpid(-1, &status, WNOHANG | WUNTRACED | WCONTINUED)) > 0)
+		note_status(rs, pid, status);
+	check_stopped(rs);
 }
 
 /* Kill every live worker and wait for all of them. */
@@ -134,8 +184,11 @@ static void kill_and_reap_all(struct run_state *rs)
 		int status;
 		if (rs->reaped[i])
 			continue;
-		while (waitpid(rs->pids[i], &status, 0) < 0 && errno == EINTR)
+		pid_t got;
+		while ((got = waitpid(rs->pids[i], &status, 0)) < 0 && errno == EINTR)
 			;
+		if (got < 0)
+			continue;
 		note_exit(rs, i, status);
 	}
 }
@@ -242,13 +295,12 @@ static void wait_all_exited(struct run_state *rs)
 		if (stop_signal)
 			interrupted_exit(rs);
 		int status;
-		pid_t pid = waitpid(-1, &status, WNOHANG);
+		pid_t pid = waitpid(-1, &status, WNOHANG | WUNTRACED | WCONTINUED);
 		if (pid > 0) {
-			int i = pid_table_find(rs, pid);
-			if (i >= 0 && !rs->reaped[i])
-				note_exit(rs, (unsigned)i, status);
+			note_status(rs, pid, status);
 			continue;
 		}
+		check_stopped(rs);
 		if (pid < 0 && errno == ECHILD)
 			break;
 		/* Nothing exited yet: sleep a little, never block for good. */
@@ -328,7 +380,7 @@ static int alloc_worker_tables(struct run_state *rs)
 	while (slots < n * 2u)
 		slots <<= 1;
 	const size_t sizes[] = { n * sizeof(pid_t), n * sizeof(int), n, n, n * sizeof(int64_t), n * sizeof(int64_t),
-				 slots * sizeof(int) };
+				 slots * sizeof(int), n };
 	size_t off[sizeof(sizes) / sizeof(sizes[0])], total = 0;
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		off[i] = total;
@@ -348,6 +400,7 @@ static int alloc_worker_tables(struct run_state *rs)
 	rs->vmpte_baseline = (int64_t *)(p + off[4]);
 	rs->vmpte_parked = (int64_t *)(p + off[5]);
 	rs->pid_slots = (int *)(p + off[6]);
+	rs->stopped = (uint8_t *)(p + off[7]);
 	pid_table_init(rs, slots);
 	return 0;
 }
@@ -422,6 +475,16 @@ int run_main(int argc, char **argv)
 		fprintf(stderr, "mshare-bench run: workload %s: %s\n", cfg->workload->name, err);
 		return 2;
 	}
+	if (cfg->max_ops && !cfg->workload->has_budget) {
+		fprintf(stderr, "mshare-bench run: --ops %llu: workload %s has no operations to count (it runs its "
+				"course once); drop --ops\n", (unsigned long long)cfg->max_ops, cfg->workload->name);
+		return 2;
+	}
+	if (cfg->workload->check_workers &&
+	    cfg->workload->check_workers(rs->cfg.workload_config, cfg->workers, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mshare-bench run: workload %s: %s\n", cfg->workload->name, err);
+		return 2;
+	}
 	if (cfg->check_only)
 		return 0; /* --check: the options are good; run nothing */
 	/* --cpus and --mem-policy against this host: refused before anything
@@ -437,6 +500,7 @@ int run_main(int argc, char **argv)
 	rs->region.addr = cfg->addr;
 	rs->region.page = cfg->page;
 	rs->region.path = cfg->path;
+	rs->region.reuse_path = cfg->reuse_path;
 	if (cfg->backend->probe(&rs->region, err, sizeof(err)) != 0) {
 		fprintf(stderr, "mshare-bench run: backend %s is not usable here: %s\n", cfg->backend->name, err);
 		return 1;
@@ -580,12 +644,12 @@ int run_main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (!ready) {
-		cleanup(rs);
-		fprintf(stderr, "mshare-bench run: no worker reached the start barrier (%u killed, %u crashed)\n",
-			rs->oom_suspects, rs->crashed);
-		return 1;
-	}
+	if (!ready && !rs->failure[0])
+		snprintf(rs->failure, sizeof(rs->failure),
+			 "no worker reached the start barrier (%u SIGKILLed, %u crashed, %u failed)", rs->oom_suspects,
+			 rs->crashed, rs->failed);
+	/* Without a worker (all dead, or killed while stopped) the phases
+	 * below find nothing to wait for; the record says the run failed. */
 
 	/* Baseline: region mapped, not touched yet. */
 	read_vmpte(rs, rs->vmpte_baseline);
@@ -667,6 +731,11 @@ int run_main(int argc, char **argv)
 	 * death is a failed run, though its record is written. */
 	const char *source;
 	bool all_oom = oom_victims(rs, &source) == rs->oom_suspects;
+	if (rs->failure[0]) {
+		fprintf(stderr, "mshare-bench run: the run failed: %s; its record says so (results.run_failed), with "
+				"null figures\n", rs->failure);
+		return 3;
+	}
 	if (rs->failed || rs->crashed || !all_oom)
 		return 3;
 	return rs->kernel_fc_failed ? 1 : 0;

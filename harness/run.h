@@ -74,6 +74,16 @@ struct run_state {
 	unsigned stuck_killed;
 	uint8_t *stuck;          /* per worker: SIGKILLed here as stuck */
 	unsigned signal_counts[65]; /* deaths by signal, not counting our own kills */
+	/* Workers stopped (SIGSTOP, SIGTSTP, a debugger) during the run: a
+	 * stopped worker's times include the stop, so the run measured nothing
+	 * it may report; one stopped for STOPPED_LIMIT_NS ends the run. */
+	uint8_t *stopped;        /* per worker: stopped now */
+	unsigned stopped_now, workers_stopped; /* now; ever during the run */
+	uint64_t stopped_since;  /* CLOCK_MONOTONIC when the oldest current stop began */
+	/* Why the run measured nothing it may report ("" if it did): the
+	 * record then gives results.run_failed true, this reason, and null
+	 * figures; the exit status is 3. */
+	char failure[256];
 	char fork_error[160];
 
 	/* Placement (--cpus, --mem-policy) and the NUMA nodes. */
@@ -137,8 +147,9 @@ enum { RECORD_WRITTEN = 0, RECORD_PARTLY = 1, RECORD_NOTHING = -1, RECORD_INTERR
 int record_write(struct run_state *rs, volatile sig_atomic_t *stop, char *err, size_t err_len);
 /* --out FILE is written as CSV (FILE ends in .csv, in any case). */
 bool record_out_is_csv(const char *out);
-/* Remove temporary files NAME.json.tmp.PID / NAME.csv.tmp.PID in the
- * directory of out whose writer is gone (killed before its commit). */
+/* Remove temporary files NAME.mshare-bench-tmp.PID of this user in the
+ * directory of out whose writer is gone (killed before its commit); no
+ * other file. */
 void record_clean_orphans(const char *out);
 
 #endif

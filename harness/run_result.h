@@ -19,7 +19,11 @@
  * 5: environment.clock, environment.time_unit, results.fault_cost (issue 31).
  * 6: results.fault_cost.kernel (--kernel-fault-time) and
  *    results.fault_cost.hw_instructions (--hw-instructions), always present.
- * 7: environment.aslr (issue 33), environment.slurm (issue 30). */
+ * 7: environment.aslr (issue 33), environment.slurm (issue 30).
+ * 8: results.run_failed, results.failure, results.workers_stopped; a failed
+ *    run's figures are null (issue 44);
+ *    results.pagetables.all_levels_delta_bytes and .levels, results.preparation,
+ *    results.fault_cost.first_faults/populated_faults/slept_faults (issue 46). */
 #define RECORD_SCHEMA_VERSION 8
 
 /* A latency histogram as the record gives it. */

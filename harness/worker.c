@@ -148,6 +148,11 @@ void worker_main(struct run_state *rs, unsigned index)
 	if (cfg->backend->attach(r, err, sizeof(err)) != 0)
 		fail(fig, WORKER_EXIT_ATTACH, "attach", err);
 	fig->attach_ns = clock_now_ns() - t0;
+	/* A reused file may hold what an earlier run left: worker 0 checks it
+	 * before any worker is released. */
+	if (index == 0 && r->reused && cfg->workload->check_region &&
+	    cfg->workload->check_region(r->base, r->size, cfg->workload_config, err, sizeof(err)) != 0)
+		fail(fig, WORKER_EXIT_ATTACH, "--reuse-path", err);
 
 	__atomic_store_n(&fig->phase, PHASE_READY, __ATOMIC_RELEASE);
 	t0 = clock_now_ns();

@@ -146,6 +146,13 @@ struct workload_ops {
 	 * harness refuses to run it where the backend cannot say how, or
 	 * where msync() would silently write nothing back (PERSIST_NONE). */
 	bool persists;
+	/* run() honours the --ops and --duration budgets (workload_budget_done):
+	 * --ops is refused for the others, which would ignore it. */
+	bool has_budget;
+	/* Parent, after prepare(): check the config against the worker count
+	 * (redo: more writers than workers). 0, or -1 with a message naming
+	 * the values. May be NULL. */
+	int (*check_workers)(const void *config, unsigned workers, char *err, size_t err_len);
 	/* Parent, before fork, once: check what the typed params cannot say
 	 * alone (against each other and the region size) and fill config
 	 * (config_bytes <= WORKLOAD_CONFIG_BYTES) with what run() needs.
@@ -154,6 +161,14 @@ struct workload_ops {
 	size_t config_bytes;
 	int (*prepare)(const union workload_value *params, const char *const *text, size_t region_size,
 		       void *config, char *err, size_t err_len);
+	/* Worker 0, after it attached and before the start barrier (no other
+	 * worker touches the region yet), when the region is an existing file
+	 * used as it is (--reuse-path): refuse the state an earlier run may
+	 * have left there that would hang or fool this one (a latch held by a
+	 * killed writer, a log's positions), or reset it. 0, or -1 with a
+	 * message naming what was found; the run then fails before it starts.
+	 * May be NULL (nothing to check). */
+	int (*check_region)(void *base, size_t size, const void *config, char *err, size_t err_len);
 	/* Worker: do the work. 0 on success; -1 with the reason in err[],
 	 * which the run record keeps (workers[].error, errors[]). */
 	int (*run)(struct workload_ctx *ctx, char *err, size_t err_len);

@@ -435,7 +435,10 @@ static int choose_segment(struct pid_probe *p, pid_t pid, uint64_t segment, bool
 
 	if (read_vmas(pid, &l) < 0) {
 		snprintf(err, len, "cannot read /proc/%d/smaps: %s%s", (int)pid, strerror(errno),
-			 errno == EACCES || errno == EPERM ? " (run as the processes' owner or as root)" : "");
+			 !(errno == EACCES || errno == EPERM) ? ""
+			 : geteuid() == 0 ? " (refused to root too: a process of another PID or user namespace, or "
+					    "one ptrace access rules protect; it cannot be probed from here)"
+					  : " (run as the processes' owner or as root)");
 		return -1;
 	}
 	free(p->cands);

@@ -1,8 +1,11 @@
 /* record_json.c - dotted-path lookups over libjansson (record_json.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "record_json.h"
 
@@ -16,10 +19,28 @@ static json_t *checked(json_t *root, const json_error_t *e, const char *what, ch
 json_t *jr_load_file(const char *path, char *err, size_t err_len)
 {
 	json_error_t e;
-	FILE *f = fopen(path, "r");
+	struct stat st;
+	/* Never blocks on what is not a regular file (a FIFO named like a
+	 * record would hang the read for ever): opened without waiting, then
+	 * refused unless regular. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
+	if (fd < 0) {
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "%s: not a regular file (%s); not read", path,
+			 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
+			 : S_ISSOCK(st.st_mode) ? "a socket" : "a device or other special file");
+		close(fd);
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	FILE *f = fdopen(fd, "r");
 	if (!f) {
 		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		close(fd);
 		return NULL;
 	}
 	/* One whole document; a NUL byte or a second value is an error. */

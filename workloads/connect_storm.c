@@ -115,6 +115,7 @@ static void connect_storm_report(struct json_writer *json, const struct workload
 }
 
 const struct workload_ops workload_connect_storm = {
+	.has_budget = true,
 	.name = "connect-storm",
 	.description = "sessions that attach, touch a small working set and detach, over and over",
 	.params = {

@@ -54,6 +54,9 @@ struct block_header {
 
 #define HEADER_BYTES sizeof(struct block_header)
 #define SPINS_BEFORE_YIELD 64
+/* A latch held this long has a holder that is stopped or gone: the
+ * worker gives up with an error naming the block instead of spinning. */
+#define LATCH_WAIT_LIMIT_NS (60ull * 1000000000ull)
 
 struct oltp_config {
 	struct block_choice_config blocks;
@@ -101,12 +104,34 @@ static inline struct block_header *block_at(struct oltp_worker *w, uint64_t bloc
 	return (struct block_header *)((char *)w->ctx->base + block * w->cfg.blocks.block_size);
 }
 
+/* Spin (then yield) while block's latch is held; -1 with the reason in
+ * err[] after LATCH_WAIT_LIMIT_NS. */
+static int latch_wait(struct oltp_worker *w, uint64_t block, unsigned *spins, uint64_t *since, uint64_t v,
+		      char *err, size_t err_len)
+{
+	if ((*spins)++ == 0) {
+		w->counters[C_LATCH_WAITS]++;
+		*since = clock_now_ns();
+	}
+	if (*spins % SPINS_BEFORE_YIELD == 0) {
+		sched_yield();
+		if (clock_now_ns() - *since > LATCH_WAIT_LIMIT_NS) {
+			snprintf(err, err_len, "block %llu's latch still held after %llu s (version %llu): its "
+					       "holder is stopped or gone",
+				 (unsigned long long)block, LATCH_WAIT_LIMIT_NS / 1000000000ull,
+				 (unsigned long long)v);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int oltp_write(struct oltp_worker *w, uint64_t block, char *err, size_t err_len)
 {
 	struct block_header *h = block_at(w, block);
 	size_t payload = w->cfg.blocks.block_size - HEADER_BYTES;
 	unsigned spins = 0;
-	uint64_t v;
+	uint64_t v, since = 0;
 
 	for (;;) {
 		v = atomic_load_explicit(&h->version, memory_order_relaxed);
@@ -114,10 +139,8 @@ static int oltp_write(struct oltp_worker *w, uint64_t block, char *err, size_t e
 					&h->version, &v, v + 1, memory_order_acquire,
 					memory_order_relaxed))
 			break;
-		if (spins++ == 0)
-			w->counters[C_LATCH_WAITS]++;
-		if (spins % SPINS_BEFORE_YIELD == 0)
-			sched_yield();
+		if (latch_wait(w, block, &spins, &since, v, err, err_len) < 0)
+			return -1;
 	}
 	atomic_thread_fence(memory_order_release);
 
@@ -144,17 +167,22 @@ static int oltp_write(struct oltp_worker *w, uint64_t block, char *err, size_t e
 	return 0;
 }
 
-static void oltp_read(struct oltp_worker *w, uint64_t block)
+static int oltp_read(struct oltp_worker *w, uint64_t block, char *err, size_t err_len)
 {
 	struct block_header *h = block_at(w, block);
 	size_t payload = w->cfg.blocks.block_size - HEADER_BYTES;
 	unsigned spins = 0;
+	uint64_t since = 0;
 
 	for (;;) {
 		uint64_t v1 = atomic_load_explicit(&h->version, memory_order_acquire);
 		if (v1 & 1) {
-			if (++spins % SPINS_BEFORE_YIELD == 0)
-				sched_yield();
+			/* Counted as a wait only by writers, as before. */
+			uint64_t waits = w->counters[C_LATCH_WAITS];
+			int rc = latch_wait(w, block, &spins, &since, v1, err, err_len);
+			w->counters[C_LATCH_WAITS] = waits;
+			if (rc < 0)
+				return -1;
 			continue;
 		}
 		uint64_t writer = h->writer, stored = h->checksum;
@@ -175,6 +203,7 @@ static void oltp_read(struct oltp_worker *w, uint64_t block)
 		break;
 	}
 	w->counters[C_READS]++;
+	return 0;
 }
 
 static int oltp_run(struct workload_ctx *ctx, char *err, size_t err_len)
@@ -224,8 +253,9 @@ static int oltp_run(struct workload_ctx *ctx, char *err, size_t err_len)
 				rc = -1;
 				break;
 			}
-		} else {
-			oltp_read(w, block);
+		} else if (oltp_read(w, block, err, err_len) < 0) {
+			rc = -1;
+			break;
 		}
 		uint64_t ns = clock_now_ns() - t0;
 		histogram_record(&slot->op_ns, ns);
@@ -247,6 +277,26 @@ static int oltp_run(struct workload_ctx *ctx, char *err, size_t err_len)
 	return rc;
 }
 
+/* --reuse-path: a block latched in the file (version odd) was left so by a
+ * writer that died holding it; every run would wait on it for ever. */
+static int oltp_check_region(void *base, size_t size, const void *config, char *err, size_t err_len)
+{
+	const struct oltp_config *c = config;
+
+	for (uint64_t b = 0; b < c->blocks.nblocks && (b + 1) * c->blocks.block_size <= size; b++) {
+		const struct block_header *h = (const void *)((const char *)base + b * c->blocks.block_size);
+		uint64_t v = atomic_load_explicit(&h->version, memory_order_relaxed);
+		if (v & 1) {
+			snprintf(err, err_len, "oltp block %llu (offset %llu) is latched (version %llu), left by a "
+					       "run killed mid-write; use a new file",
+				 (unsigned long long)b, (unsigned long long)(b * c->blocks.block_size),
+				 (unsigned long long)v);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void oltp_report(struct json_writer *json, const struct workload_slot *merged,
 			const void *config, unsigned workers, double wall_s)
 {
@@ -263,6 +313,7 @@ static void oltp_report(struct json_writer *json, const struct workload_slot *me
 }
 
 const struct workload_ops workload_oltp = {
+	.has_budget = true,
 	.name = "oltp",
 	.description = "buffer-cache reads and durable row updates with latches and block checksums",
 	.params = {
@@ -281,6 +332,7 @@ const struct workload_ops workload_oltp = {
 	.persists = true,
 	.config_bytes = sizeof(struct oltp_config),
 	.prepare = oltp_prepare,
+	.check_region = oltp_check_region,
 	.run = oltp_run,
 	.report = oltp_report,
 };

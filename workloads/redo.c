@@ -56,6 +56,9 @@ enum {
  * reader also looks again after 2 ms on its own. */
 #define READER_WAKE_INTERVAL_NS 1000000ull
 #define READER_SLEEP_NS 2000000ull
+/* A record slot whose previous occupant is not complete after this long
+ * will not be: its writer is stopped or gone. The writer gives up. */
+#define SPACE_WAIT_LIMIT_NS (60ull * 1000000000ull)
 
 struct redo_control {
 	_Atomic uint64_t reserve_lsn; /* next free log position (bytes since the start) */
@@ -171,11 +174,25 @@ static int redo_write_with(struct redo_worker *w, uint64_t *record)
 		first_touch_range(&touched, &touch_ctx, (size_t)((char *)s - (char *)ctx->base), rec);
 		uint64_t previous = lsn >= w->cfg.log_bytes ? lsn - w->cfg.log_bytes + rec : 0;
 		unsigned spins = 0;
+		uint64_t since = 0;
 		while (atomic_load_explicit(&s->end_lsn, memory_order_acquire) != previous) {
-			if (spins++ == 0)
+			if (spins++ == 0) {
 				w->c[C_SPACE_WAITS]++;
+				since = clock_now_ns();
+			}
 			sched_yield();
+			if (clock_now_ns() - since > SPACE_WAIT_LIMIT_NS) {
+				snprintf(w->err, w->err_len, "the log slot of LSN %llu still holds marker %llu, not "
+							     "%llu, after %llu s: its writer is stopped or gone",
+					 (unsigned long long)lsn,
+					 (unsigned long long)atomic_load(&s->end_lsn),
+					 (unsigned long long)previous, SPACE_WAIT_LIMIT_NS / 1000000000ull);
+				rc = -1;
+				break;
+			}
 		}
+		if (rc < 0)
+			break;
 		h->lsn = lsn;
 		h->writer = ctx->worker;
 		h->length = (uint32_t)rec;
@@ -340,6 +357,40 @@ static int redo_run(struct workload_ctx *ctx, char *err, size_t err_len)
 	return ctx->worker < w.nwriters ? redo_write(&w) : redo_read(&w);
 }
 
+/* Every worker beyond the writers reads: more writers than workers would
+ * be recorded as asked and run as fewer. */
+static int redo_check_workers(const void *config, unsigned workers, char *err, size_t err_len)
+{
+	const struct redo_config *c = config;
+
+	if (c->writers > workers) {
+		snprintf(err, err_len, "--writers %llu is more than --workers %u (the first --writers workers write, "
+				       "the others read)", (unsigned long long)c->writers, workers);
+		return -1;
+	}
+	return 0;
+}
+
+/* --reuse-path: a log an earlier run left (its positions, its count of
+ * writers done, a slot reserved by a writer killed before its commit)
+ * would make writers wait for ever and readers stop at once. */
+static int redo_check_region(void *base, size_t size, const void *config, char *err, size_t err_len)
+{
+	const struct redo_control *c = base;
+	uint64_t lsn = atomic_load(&c->reserve_lsn);
+	uint32_t done = atomic_load(&c->writers_done);
+
+	(void)size;
+	(void)config;
+	if (lsn || done) {
+		snprintf(err, err_len, "the file holds a redo log (reserve_lsn %llu, writers_done %u) an earlier "
+				       "run left; use a new file",
+			 (unsigned long long)lsn, done);
+		return -1;
+	}
+	return 0;
+}
+
 static void redo_report(struct json_writer *json, const struct workload_slot *merged,
 			const void *config, unsigned workers, double wall_s)
 {
@@ -358,6 +409,7 @@ static void redo_report(struct json_writer *json, const struct workload_slot *me
 }
 
 const struct workload_ops workload_redo = {
+	.has_budget = true,
 	.name = "redo",
 	.description = "writers append durable records to a circular redo log, the other workers read and validate them",
 	.params = {
@@ -377,6 +429,8 @@ const struct workload_ops workload_redo = {
 	.persists = true,
 	.config_bytes = sizeof(struct redo_config),
 	.prepare = redo_prepare,
+	.check_region = redo_check_region,
+	.check_workers = redo_check_workers,
 	.run = redo_run,
 	.report = redo_report,
 };

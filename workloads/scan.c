@@ -125,6 +125,7 @@ static void scan_report(struct json_writer *json, const struct workload_slot *me
 }
 
 const struct workload_ops workload_scan = {
+	.has_budget = true,
 	.name = "scan",
 	.description = "sequential full-table scans split into granules among parallel-query workers",
 	.params = {

@@ -76,6 +76,7 @@ static void sga_read_report(struct json_writer *json, const struct workload_slot
 }
 
 const struct workload_ops workload_sga_read = {
+	.has_budget = true,
 	.name = "sga-read",
 	.description = "buffer-cache block reads, zipfian or uniform popularity (read-only)",
 	.params = { BLOCK_CHOICE_PARAMS },

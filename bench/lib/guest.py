@@ -41,6 +41,7 @@ import time
 import backends
 import environment
 import pgpoint
+import runrecords
 
 # The Slurm ids of the task that boots the VM, passed into the guest (its
 # harness records them in environment.slurm, as harness/environment.c reads
@@ -240,7 +241,7 @@ def _boot(sweep, todo, clock, root, start, offset, total):
     progress = _Progress(bdir, todo, start, offset, total)
     with open(os.path.join(bdir, "vm.log"), "w") as log:
         child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                 pass_fds=(sweep.lock_fd,))
+                                 pass_fds=(sweep.lock_fd,), preexec_fn=sweep.child_setup or runrecords.oom_unshield)
         sweep.child = child
         while child.poll() is None:
             time.sleep(2)

@@ -113,7 +113,7 @@ def clock_table(readme=None):
     are; and what the instruction clock cannot show."""
     readme = readme or os.path.join(ROOT, "kernel", "vm", "README.md")
     try:
-        with open(readme) as f:
+        with runrecords.open_regular(readme) as f:
             text = f.read()
     except OSError:
         return {}, ""
@@ -134,7 +134,7 @@ def _size(v):
 def read_kv(path):
     out = {}
     try:
-        with open(path) as f:
+        with runrecords.open_regular(path) as f:
             for line in f:
                 k, sep, v = line.rstrip("\n").partition("=")
                 if sep:
@@ -308,7 +308,7 @@ def question_table(run, metrics):
 
 def lines_of(path):
     try:
-        with open(path) as f:
+        with runrecords.open_regular(path) as f:
             return [line.rstrip("\n") for line in f if line.strip()]
     except OSError:
         return []
@@ -320,6 +320,10 @@ def problems(run):
               for line in lines_of(os.path.join(run.path, "failed.txt"))]
     skipped = [{"id": line.split(":", 1)[0], "why": line.split(":", 1)[1].strip() if ":" in line else ""}
                for line in lines_of(os.path.join(run.path, "skipped.txt"))]
+    for pid in sorted(run.failed_records):
+        for rep, why in sorted(run.failed_records[pid]):
+            failed.append({"id": "%s r%d" % (pid, rep), "why": "measured nothing: %s (records/%s.r%d.json)"
+                           % (why, pid, rep)})
     troubled = []
     for pid in run.point_ids():
         for rep, r in run.records.get(pid, []):
@@ -339,7 +343,7 @@ def problems(run):
                 troubled.append({"id": pid, "repeat": rep, "why": "; ".join(why),
                                  "link": "records/%s.r%d.json" % (pid, rep)})
     listed = {p["id"] for p in run.points}
-    missing = [pid for pid in listed if pid not in run.records
+    missing = [pid for pid in listed if pid not in run.records and pid not in run.failed_records
                and pid not in {x["id"] for x in failed + skipped}]
     return failed, skipped, troubled, sorted(missing)
 

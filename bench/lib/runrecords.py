@@ -5,15 +5,36 @@ A record file is records/<point-id>.r<k>.json, one harness run each.
 """
 
 import csv
+import errno
 import io
 import json
 import math
 import os
 import re
+import stat
+import tempfile
 
 import units
 import clocks
 import welch
+
+def open_regular(path, **kw):
+    """open(path) for reading, refusing what is not a regular file (a FIFO
+    named like a record would hang the read for ever, a device would be
+    read without end): OSError naming it, as an unreadable file gives."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode) else \
+                "a socket" if stat.S_ISSOCK(st.st_mode) else "a device or other special file"
+            raise OSError(errno.EINVAL, "not a regular file (%s); not read" % kind, path)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, **kw)
+    except BaseException:
+        os.close(fd)
+        raise
+
 
 RECORD_RE = re.compile(r"^(?P<point>.+)\.r(?P<repeat>[0-9]+)\.json$")
 
@@ -88,10 +109,108 @@ def flatten(record, prefix=""):
 
 
 def write_atomic(path, text):
-    tmp = "%s.tmp.%d" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.rename(tmp, path)
+    """path holds text, whole or as before: written to a new temporary file
+    (made with O_EXCL: never a file or link someone put there) and renamed."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=os.path.basename(path) + ".tmp.")
+    try:
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.rename(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def append_regular(path, text):
+    """Append text to the regular file path (created if missing), never
+    through a symbolic link and never blocking on a FIFO: OSError naming
+    what is there instead."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) else \
+            "a directory" if stat.S_ISDIR(st.st_mode) else "a special file"
+        raise OSError(errno.EINVAL, "%s, not a regular file; not written" % kind, path)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file; not written", path)
+        os.set_blocking(fd, True)
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+_CONTROL = {c: "\\x%02x" % c for c in list(range(0x20)) + [0x7f] if c not in (0x0a, 0x09)}
+
+
+def printable(text):
+    """text without a terminal's control sequences: bytes below 0x20 (but
+    newline and tab) and 0x7f as \\xNN. Records, specs and arguments are
+    anyone's; what they say must not drive the reader's terminal."""
+    return str(text).translate(_CONTROL)
+
+
+class _Printable:
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        return self._stream.write(printable(text))
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def safe_stdio():
+    """sys.stdout and sys.stderr through printable() from here on."""
+    import sys
+    if not isinstance(sys.stdout, _Printable):
+        sys.stdout = _Printable(sys.stdout)
+    if not isinstance(sys.stderr, _Printable):
+        sys.stderr = _Printable(sys.stderr)
+
+
+def oom_shield():
+    """The runner (root only) out of the OOM killer's reach, as the harness
+    parent is: killed, it would leave a run directory half done and its
+    harness orphaned. Its children start back at 0 (oom_unshield, before
+    exec): the harness lowers itself again; QEMU and the workers are the
+    OOM killer's to choose from. True when it took."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("-1000")
+        return True
+    except OSError:
+        return False
+
+
+def oom_unshield():
+    """In a child before exec (preexec_fn): back to the default 0."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("0")
+    except OSError:
+        pass
+
+
+def run_failure(record):
+    """Why a record's run measured nothing (results.run_failed, schema 8;
+    before it, no worker measured), else None."""
+    res = record.get("results")
+    if not isinstance(res, dict):
+        return None
+    if res.get("run_failed") is True:
+        return str(res.get("failure") or "the run failed (results.run_failed)")
+    if res.get("workers_measured") == 0:
+        return "no worker was measured (results.workers_measured 0)"
+    return None
 
 
 class Run:
@@ -101,10 +220,10 @@ class Run:
         self.path = path
         manifest_path = os.path.join(path, "manifest.json")
         try:
-            with open(manifest_path) as f:
+            with open_regular(manifest_path) as f:
                 self.manifest = json.load(f)
-        except OSError:
-            raise SystemExit("%s: not a run directory (no readable manifest.json)" % path)
+        except OSError as e:
+            raise SystemExit("%s: not a run directory (no readable manifest.json: %s)" % (path, e.strerror))
         except ValueError as e:
             raise SystemExit("%s: manifest.json is not valid JSON: %s" % (path, e))
         if not isinstance(self.manifest, dict) or not isinstance(self.manifest.get("points", []), list) or \
@@ -113,18 +232,25 @@ class Run:
         self.points = self.manifest.get("points", [])
         self.point_by_id = {p["id"]: p for p in self.points}
         self.records = {}  # point id -> list of (repeat, record)
+        self.failed_records = {}  # point id -> list of (repeat, why): records of runs that measured nothing
         rec_dir = os.path.join(path, "records")
         for name in sorted(os.listdir(rec_dir)) if os.path.isdir(rec_dir) else []:
             m = RECORD_RE.match(name)
             if not m:
                 continue
             try:
-                with open(os.path.join(rec_dir, name)) as f:
+                with open_regular(os.path.join(rec_dir, name)) as f:
                     record = json.load(f)
             except (OSError, ValueError) as e:
-                raise SystemExit("%s: unreadable record: %s" % (os.path.join(rec_dir, name), e))
+                why = e.strerror if isinstance(e, OSError) and e.strerror else e
+                raise SystemExit("%s: unreadable record: %s" % (os.path.join(rec_dir, name), why))
             if not isinstance(record, dict):
                 raise SystemExit("%s: not a run record (a JSON object)" % os.path.join(rec_dir, name))
+            why = run_failure(record)
+            if why:
+                # Measured nothing: listed as failed, never in a figure.
+                self.failed_records.setdefault(m.group("point"), []).append((int(m.group("repeat")), why))
+                continue
             self.records.setdefault(m.group("point"), []).append((int(m.group("repeat")), record))
         for reps in self.records.values():
             reps.sort(key=lambda r: r[0])
@@ -341,13 +467,16 @@ def summary_text(run, short=False):
         head.append("fc_*, nf_p50: no fault_cost in these records (schema %s; records of schema 5 and up have it)"
                     % ", ".join(schemas))
     head.append("")
+    failed = ["failed runs (their records say the run measured nothing; in no figure):"] + \
+        ["  %s r%d: %s" % (pid, rep, why) for pid in sorted(run.failed_records)
+         for rep, why in sorted(run.failed_records[pid])] if run.failed_records else []
     if not rows:
-        return "\n".join(head + ["(no records)"]) + "\n"
+        return "\n".join(head + ["(no records)"] + failed) + "\n"
     widths = [max(len(r[i]) for r in rows + [cols]) for i in range(len(cols))]
     lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(cols)).rstrip()]
     for r in rows:
         lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
-    return "\n".join(head + lines) + "\n"
+    return "\n".join(head + lines + ([""] + failed if failed else [])) + "\n"
 
 
 def write_summaries(run):

@@ -102,7 +102,7 @@ def _run(cmd, timeout=120):
 
 def read_json(path):
     try:
-        with open(path) as f:
+        with runrecords.open_regular(path) as f:
             return json.load(f)
     except (OSError, ValueError):
         return None

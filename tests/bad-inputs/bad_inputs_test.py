@@ -14,6 +14,7 @@ import json
 import os
 import shlex
 import shutil
+import stat
 import signal
 import subprocess
 import sys
@@ -91,6 +92,16 @@ P["@EXISTS@"] = write(os.path.join(FIX, "exists.json"), "{}\n")
 P["@CSVOTHER@"] = write(os.path.join(FIX, "other.csv"), "name,value\nx,1\n")
 P["@CSVCUT@"] = write(os.path.join(FIX, "cut.csv"), "schema_version,tool\n1,mshare-be")
 P["@SPEC@"] = write(os.path.join(FIX, "good.sweep"), "backends = shm\nworkers = 1\nsizes = 4M\nworkloads = touch\n")
+# Issue 44: a symbolic link (to @FILE@); a run directory with a FIFO named
+# like a record; an oltp file with a latch an earlier run left set (block 5).
+P["@LINK@"] = os.path.join(FIX, "a-link")
+os.symlink(P["@FILE@"], P["@LINK@"])
+P["@FIFORUN@"] = os.path.join(FIX, "fifo-run")
+shutil.copytree(P["@RUN@"], P["@FIFORUN@"])
+os.mkfifo(os.path.join(P["@FIFORUN@"], "records", first.replace(".r1.json", ".r9.json")))
+P["@LATCHED@"] = os.path.join(FIX, "latched.db")
+with open(P["@LATCHED@"], "wb") as f:
+    f.write(b"\0" * 40960 + b"\1" + b"\0" * (65536 - 40961))
 P["@FIXTURES@"] = FIX
 
 
@@ -100,6 +111,10 @@ def snapshot(top):
         out[d] = None
         for f in files:
             p = os.path.join(d, f)
+            st = os.lstat(p)
+            if not stat.S_ISREG(st.st_mode):  # a link or a FIFO of the fixtures: what it is, never read
+                out[p] = "link to %s" % os.readlink(p) if stat.S_ISLNK(st.st_mode) else "mode %o" % st.st_mode
+                continue
             with open(p, "rb") as fh:
                 out[p] = hashlib.sha1(fh.read()).hexdigest()
     return out

@@ -114,11 +114,11 @@ check "SIGINT at the rename: the record exists and is whole" jtest "$D/int.json"
 # A live run waiting at its commit, then one SIGKILLed at its commit.
 start_gated live "$D/live.json"
 livepid=$pid
-live_tmp="live.json.tmp.$livepid"
+live_tmp="live.json.mshare-bench-tmp.$livepid"
 start_gated kill "$D/killed.json" --csv "$WORK/k.csv"
 kill -KILL $pid
 wait $pid 2>/dev/null
-orphan=$(ls "$D" | grep '^killed\.json\.tmp\.')
+orphan=$(ls "$D" | grep '^killed\.json\.mshare-bench-tmp\.')
 check "SIGKILL at the rename leaves the temporary file ($orphan) and no record" \
 	sh -c '[ -n "$1" ] && [ ! -e "$2" ] && [ ! -e "$3" ]' _ "$orphan" "$D/killed.json" "$WORK/k.csv"
 
@@ -134,7 +134,24 @@ check "... which then commits its record (exit $rc)" \
 	sh -c '[ "$1" -eq 0 ] && [ -s "$2" ] && [ ! -e "$3" ]' _ "$rc" "$D/live.json" "$D/$live_tmp"
 
 # A temporary file whose PID is alive (here: this shell) is never removed.
-echo '{}' >"$D/fake.json.tmp.$$"
+echo '{}' >"$D/fake.json.mshare-bench-tmp.$$"
 "$BIN" run $run --out "$D/next2.json" 2>/dev/null
-check "a temporary file of a live PID is kept" [ -e "$D/fake.json.tmp.$$" ]
+check "a temporary file of a live PID is kept" [ -e "$D/fake.json.mshare-bench-tmp.$$" ]
+
+# Files that are not this tool's temporaries are never removed (issue 44,
+# item 3: any *.json.tmp.N or *.csv.tmp.N of a dead PID N was deleted):
+# another program's names, and a file of this tool's name that another
+# user owns.
+sh -c 'exit 0' & dead=$!; wait $dead
+printf 'user data\n' >"$D/notes.json.tmp.$dead"
+printf 'a,b\n' >"$D/table.csv.tmp.$dead"
+printf 'x\n' >"$D/db.tmp.$dead"
+printf '{}' >"$D/other.json.mshare-bench-tmp.$dead"
+chown 65534:65534 "$D/other.json.mshare-bench-tmp.$dead"
+"$BIN" run $run --out "$D/next3.json" 2>"$WORK/next3.err"
+rc=$?
+check "a run (exit $rc) leaves notes.json.tmp.$dead, table.csv.tmp.$dead and db.tmp.$dead alone (not its names)" \
+	ev '[ -e "$D/notes.json.tmp.$dead" ] && [ -e "$D/table.csv.tmp.$dead" ] && [ -e "$D/db.tmp.$dead" ]'
+check "and a file of its temporary name that another user (nobody) owns" [ -e "$D/other.json.mshare-bench-tmp.$dead" ]
+check "and says nothing about removing any" ev '! grep -q removed "$WORK/next3.err"'
 finish

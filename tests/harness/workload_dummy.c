@@ -88,6 +88,7 @@ static void dummy_report(struct json_writer *json, const struct workload_slot *m
 static const char *const onoff[] = { "off", "on", NULL };
 
 const struct workload_ops workload_dummy = {
+	.has_budget = true,
 	.name = "dummy-poke",
 	.description = "test-build-only workload: one byte read per operation, --stride bytes apart",
 	.params = { { .name = "stride", .type = WP_SIZE, .min = 1, .max = UINT64_MAX, .default_value = "4K",
