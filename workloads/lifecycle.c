@@ -42,9 +42,10 @@
  *   truncate                   ftruncate of that file to 0 (then, not
  *                              counted, back to its size)
  * The file is opened through /proc/self/map_files (the workload knows no
- * backend): where the mapping has no file (shared anonymous memory is
- * shmem, which has one) or the file refuses, the operation's record says
- * why (its errno) instead of figures. Between operations worker 0 touches
+ * backend), or, where this process's mapping has none (an mshare consumer),
+ * through the map_files entry of another process mapping the same range
+ * (the mshare donor); where none has one or the file refuses, the
+ * operation's record says why (its errno) instead of figures. Between operations worker 0 touches
  * again what the last one took away (not counted).
  *
  * This workload forks (the fork operation): its child only waits for its
@@ -63,6 +64,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -87,7 +89,7 @@ enum lc_counter {
 	K_TLB_REMOTE_FLUSH, K_TLB_REMOTE_FLUSH_RECEIVED, K_TLB_LOCAL_FLUSH_ALL, K_TLB_LOCAL_FLUSH_ONE, K_PGFAULT,
 	K_PT_PAGES,       /* nr_page_table_pages: a level, its delta may be negative */
 	K_IRQ_TLB, K_IRQ_CAL,
-	K_KP_FLUSH_TLB_ALL, K_KP_FLUSH_TLB_MM_RANGE, K_KP_PTE_ALLOC, K_KP_PTE_FREE,
+	K_KP_FLUSH_TLB_ALL, K_KP_DO_FLUSH_TLB_ALL, K_KP_FLUSH_TLB_MM_RANGE, K_KP_PTE_ALLOC, K_KP_PTE_FREE,
 	K_MMAP_LOCK_CON, K_MMAP_LOCK_WAIT_NS, K_MMAP_LOCK_ACQ,
 	K_I_MMAP_CON, K_I_MMAP_WAIT_NS, K_I_MMAP_ACQ,
 	K_PTL_CON, K_PTL_WAIT_NS, K_PTL_ACQ,
@@ -96,7 +98,8 @@ enum lc_counter {
 static const char *const counter_names[K_COUNT] = {
 	"nr_tlb_remote_flush", "nr_tlb_remote_flush_received", "nr_tlb_local_flush_all", "nr_tlb_local_flush_one",
 	"pgfault", "page_table_pages", "irq_tlb_shootdowns", "irq_function_calls",
-	"kprobe_flush_tlb_all", "kprobe_flush_tlb_mm_range", "kprobe_pte_alloc", "kprobe_pte_free_tlb",
+	"kprobe_flush_tlb_all", "kprobe_do_flush_tlb_all", "kprobe_flush_tlb_mm_range", "kprobe_pte_alloc",
+	"kprobe_pte_free_tlb",
 	"mmap_lock_contentions", "mmap_lock_wait_ns", "mmap_lock_acquisitions",
 	"i_mmap_rwsem_contentions", "i_mmap_rwsem_wait_ns", "i_mmap_rwsem_acquisitions",
 	"ptl_contentions", "ptl_wait_ns", "ptl_acquisitions",
@@ -105,7 +108,7 @@ static const char *const counter_names[K_COUNT] = {
 enum lc_source { S_VMSTAT_TLB, S_VMSTAT_EVENTS, S_VMSTAT, S_IRQ, S_KPROBE, S_LOCK_STAT, S_COUNT };
 static const enum lc_source counter_source[K_COUNT] = {
 	S_VMSTAT_TLB, S_VMSTAT_TLB, S_VMSTAT_TLB, S_VMSTAT_TLB, S_VMSTAT_EVENTS, S_VMSTAT, S_IRQ, S_IRQ,
-	S_KPROBE, S_KPROBE, S_KPROBE, S_KPROBE,
+	S_KPROBE, S_KPROBE, S_KPROBE, S_KPROBE, S_KPROBE,
 	S_LOCK_STAT, S_LOCK_STAT, S_LOCK_STAT, S_LOCK_STAT, S_LOCK_STAT, S_LOCK_STAT, S_LOCK_STAT, S_LOCK_STAT,
 	S_LOCK_STAT,
 };
@@ -137,7 +140,10 @@ struct lc_shared {
 	int worker0_cpu;
 	uint64_t spinner_cpus; /* bit per CPU a spinner ran on */
 	uint64_t file_bytes;
-	char file[160];      /* what /proc/self/map_files gave */
+	char file[160];      /* what /proc/.../map_files gave */
+	char file_via[96];   /* the map_files entry that gave it */
+	bool kprobe_ok[8];
+	char kprobes_missing[200];
 	struct lc_op_result op[OP_COUNT];
 };
 
@@ -263,8 +269,13 @@ static bool kprobe_hits(const char *text, const char *event, int64_t *v)
 	return false;
 }
 
-static const char *const kprobe_events[4][2] = {
+/* flush_tlb_all is also inlined into flush_tlb_mm_range (6.1 with mshare
+ * patch 0026): its IPI callback do_flush_tlb_all counts every CPU that
+ * ran one (calls x CPUs), whoever called it. */
+#define N_KPROBES 5
+static const char *const kprobe_events[N_KPROBES][2] = {
 	{ "lc_flush_tlb_all", "flush_tlb_all" },
+	{ "lc_do_flush_tlb_all", "do_flush_tlb_all" },
 	{ "lc_flush_tlb_mm_range", "flush_tlb_mm_range" },
 	{ "lc_pte_alloc", "__pte_alloc" },
 	{ "lc_pte_free_tlb", "___pte_free_tlb" },
@@ -279,7 +290,7 @@ static void kprobes_remove(void)
 	snprintf(path, sizeof(path), "%s/events/" KPROBE_GROUP "/enable", tracefs);
 	write_file(path, "0", 0);
 	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < N_KPROBES; i++) {
 		snprintf(line, sizeof(line), "-:" KPROBE_GROUP "/%s\n", kprobe_events[i][0]);
 		write_file(path, line, O_APPEND);
 	}
@@ -306,15 +317,23 @@ static void kprobes_add(struct lc_shared *sh)
 	}
 	kprobes_remove(); /* a run killed before it cleaned up */
 	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs);
-	for (int i = 0; i < 4; i++) {
+	int added = 0;
+	for (int i = 0; i < N_KPROBES; i++) {
 		snprintf(line, sizeof(line), "p:" KPROBE_GROUP "/%s %s\n", kprobe_events[i][0], kprobe_events[i][1]);
-		if (write_file(path, line, O_APPEND) != 0) {
-			snprintf(sh->unavailable_why[S_KPROBE], sizeof(sh->unavailable_why[S_KPROBE]),
-				 "cannot add a kprobe on %s: %s", kprobe_events[i][1], strerror(errno));
-			kprobes_remove();
-			tracefs[0] = '\0';
-			return;
+		sh->kprobe_ok[i] = write_file(path, line, O_APPEND) == 0;
+		if (sh->kprobe_ok[i]) {
+			added++;
+		} else {
+			size_t l = strlen(sh->kprobes_missing);
+			snprintf(sh->kprobes_missing + l, sizeof(sh->kprobes_missing) - l, "%s%s (%s)", l ? ", " : "",
+				 kprobe_events[i][1], strerror(errno));
 		}
+	}
+	if (!added) {
+		snprintf(sh->unavailable_why[S_KPROBE], sizeof(sh->unavailable_why[S_KPROBE]),
+			 "no kprobe could be added: %.90s", sh->kprobes_missing);
+		tracefs[0] = '\0';
+		return;
 	}
 	snprintf(path, sizeof(path), "%s/events/" KPROBE_GROUP "/enable", tracefs);
 	if (write_file(path, "1", 0) != 0) {
@@ -392,7 +411,7 @@ static void snapshot(struct lc_shared *sh, int64_t *k, bool after)
 		char path[128];
 		snprintf(path, sizeof(path), "%s/kprobe_profile", tracefs);
 		if (read_file(path, buf, sizeof(buf)) > 0)
-			for (int i = 0; i < 4; i++)
+			for (int i = 0; i < N_KPROBES; i++)
 				kprobe_hits(buf, kprobe_events[i][0], &k[K_KP_FLUSH_TLB_ALL + i]);
 	}
 	if (sh->available[S_LOCK_STAT]) {
@@ -451,22 +470,45 @@ static void sleep_until(uint32_t *word, uint32_t value, const uint32_t *stop)
 
 /* ---------------------------------------------------------- operations */
 
+/* The file behind the region: through this process's /proc/self/map_files
+ * entry for it, else through another process's (mshare: a consumer's VMA
+ * has no file; the donor's maps the backing file itself). */
 static int map_file_open(struct workload_ctx *ctx, struct lc_shared *sh)
 {
 	char path[96];
-	ssize_t n;
+	char name[32];
 	uintptr_t a = (uintptr_t)ctx->base;
+	int fd = -1, e = ENOENT;
 
-	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx", (unsigned long)a,
-		 (unsigned long)(a + ctx->size));
-	n = readlink(path, sh->file, sizeof(sh->file) - 1);
-	sh->file[n > 0 ? n : 0] = '\0';
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd >= 0) {
-		struct stat st;
-		if (fstat(fd, &st) == 0)
-			sh->file_bytes = (uint64_t)st.st_size;
+	snprintf(name, sizeof(name), "%lx-%lx", (unsigned long)a, (unsigned long)(a + ctx->size));
+	snprintf(path, sizeof(path), "/proc/self/map_files/%s", name);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+		pid_t self = getpid();
+		while (d && fd < 0 && (de = readdir(d))) {
+			char *end;
+			long pid = strtol(de->d_name, &end, 10);
+			if (*end || pid <= 0 || pid == self)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%ld/map_files/%s", pid, name);
+			fd = open(path, O_RDWR | O_CLOEXEC);
+		}
+		if (d)
+			closedir(d);
 	}
+	if (fd < 0) {
+		errno = e;
+		return -1;
+	}
+	ssize_t n = readlink(path, sh->file, sizeof(sh->file) - 1);
+	sh->file[n > 0 ? n : 0] = '\0';
+	snprintf(sh->file_via, sizeof(sh->file_via), "%s", path);
+	struct stat st;
+	if (fstat(fd, &st) == 0)
+		sh->file_bytes = (uint64_t)st.st_size;
 	return fd;
 }
 
@@ -714,6 +756,7 @@ static void lc_report(struct json_writer *w, const struct workload_slot *merged,
 	json_key_i64(w, "worker0_cpu", sh->worker0_cpu);
 	json_key_hex(w, "spinner_cpus", sh->spinner_cpus);
 	json_key_string(w, "file", sh->file[0] ? sh->file : NULL);
+	json_key_string(w, "file_via", sh->file_via[0] ? sh->file_via : NULL);
 	json_begin_object(w, "counters_available");
 	for (int s = 0; s < S_COUNT; s++)
 		json_key_bool(w, source_names[s], sh->available[s]);
@@ -723,11 +766,14 @@ static void lc_report(struct json_writer *w, const struct workload_slot *merged,
 		if (!sh->available[s] && sh->unavailable_why[s][0])
 			json_key_string(w, source_names[s], sh->unavailable_why[s]);
 	json_end_object(w);
+	json_key_string(w, "kprobes_missing", sh->kprobes_missing[0] ? sh->kprobes_missing : NULL);
 	json_key_string(w, "counters_meaning",
 			"per operation, the change of each system-wide counter from just before to just after "
 			"it (lock_stat: cleared before, read after), per round; min, max and mean over the rounds "
 			"it succeeded in. page_table_pages is a level (nr_page_table_pages): its change may be "
-			"negative. Wait times are lock_stat's, in ns (it prints us with two decimals). Times "
+			"negative. kprobe_do_flush_tlb_all counts CPUs that ran flush_tlb_all's IPI callback (calls x "
+			"CPUs; flush_tlb_all may be inlined into its callers, so kprobe_flush_tlb_all misses those). "
+			"Wait times are lock_stat's, in ns (it prints us with two decimals). Times "
 			"(ns) are the guest's clock: see environment.clock.");
 	json_begin_object(w, "ops");
 	for (int op = 0; op < OP_COUNT; op++) {
@@ -755,6 +801,8 @@ static void lc_report(struct json_writer *w, const struct workload_slot *merged,
 			json_begin_object(w, "counts");
 			for (int i = 0; i < K_COUNT; i++) {
 				if (!sh->available[counter_source[i]])
+					continue;
+				if (counter_source[i] == S_KPROBE && !sh->kprobe_ok[i - K_KP_FLUSH_TLB_ALL])
 					continue;
 				int64_t kmn = INT64_MAX, kmx = INT64_MIN, ksum = 0;
 				for (unsigned r = 0; r < n; r++) {
