@@ -135,7 +135,7 @@ struct lc_shared {
 	uint32_t ops_done;   /* rounds worker 0 finished */
 	uint32_t stop;       /* worker 0 failed: everybody leaves */
 	bool available[S_COUNT];
-	char unavailable_why[S_COUNT][120];
+	char unavailable_why[S_COUNT][200];
 	int cpus_online;
 	int worker0_cpu;
 	uint64_t spinner_cpus; /* bit per CPU a spinner ran on */
@@ -407,6 +407,16 @@ static void snapshot(struct lc_shared *sh, int64_t *k, bool after)
 		sh->available[S_IRQ] = irq_row(big, "TLB", sh->cpus_online, &k[K_IRQ_TLB]) &&
 				       irq_row(big, "CAL", sh->cpus_online, &k[K_IRQ_CAL]);
 	}
+	static const char *const why[] = {
+		[S_VMSTAT_TLB] = "/proc/vmstat has no nr_tlb_* lines (a kernel without CONFIG_DEBUG_TLBFLUSH or "
+				 "CONFIG_VM_EVENT_COUNTERS: the mshare-counters flavour has both)",
+		[S_VMSTAT_EVENTS] = "/proc/vmstat has no pgfault line (CONFIG_VM_EVENT_COUNTERS off)",
+		[S_VMSTAT] = "/proc/vmstat has no nr_page_table_pages line",
+		[S_IRQ] = "/proc/interrupts has no TLB and CAL rows (not x86?)",
+	};
+	for (int s = S_VMSTAT_TLB; s <= S_IRQ; s++)
+		if (!sh->available[s])
+			snprintf(sh->unavailable_why[s], sizeof(sh->unavailable_why[s]), "%s", why[s]);
 	if (sh->available[S_KPROBE]) {
 		char path[128];
 		snprintf(path, sizeof(path), "%s/kprobe_profile", tracefs);
