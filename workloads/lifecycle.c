@@ -134,6 +134,9 @@ struct lc_shared {
 	uint32_t spinning;   /* spinners spinning, over all rounds */
 	uint32_t ops_done;   /* rounds worker 0 finished */
 	uint32_t stop;       /* worker 0 failed: everybody leaves */
+	uint32_t retouch;    /* asked by worker 0: every worker touches the region again */
+	uint32_t retouched;  /* workers (but 0) that did, over all asks */
+	uint32_t wake;       /* bumped (and woken) at every ask and every round's end */
 	bool available[S_COUNT];
 	char unavailable_why[S_COUNT][200];
 	int cpus_online;
@@ -468,14 +471,46 @@ static void spin_until(const uint32_t *word, uint32_t value, const uint32_t *sto
 	}
 }
 
-static void sleep_until(uint32_t *word, uint32_t value, const uint32_t *stop)
+/* A worker other than 0 until worker 0 ends round `round`: spinning (in
+ * user space, its mm loaded on its CPU) or asleep, and touching the region
+ * again whenever worker 0 asks (before the truncate: a hole punch on a DAX
+ * file unmaps the whole file from every process). */
+static void wait_round(struct workload_ctx *ctx, const struct lc_config *c, struct lc_shared *sh, uint32_t round,
+		       bool spinner, uint32_t *seen)
 {
-	for (;;) {
-		uint32_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-		if (w >= value || __atomic_load_n(stop, __ATOMIC_ACQUIRE))
+	uint64_t start = clock_now_ns();
+	for (unsigned long i = 0;; i++) {
+		uint32_t w = __atomic_load_n(&sh->wake, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&sh->ops_done, __ATOMIC_ACQUIRE) >= round || __atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE))
 			return;
-		futex_wait_u32(word, w, 1000000000ull);
+		uint32_t ask = __atomic_load_n(&sh->retouch, __ATOMIC_ACQUIRE);
+		if (ask != *seen) {
+			*seen = ask;
+			touch_range(ctx, c, 0, ctx->size);
+			__atomic_add_fetch(&sh->retouched, 1, __ATOMIC_ACQ_REL);
+			continue;
+		}
+		if (spinner) {
+			__builtin_ia32_pause();
+			/* A guard against a dead worker 0: ten minutes. */
+			if ((i & 0xfffff) == 0 && clock_now_ns() - start > 600000000000ull)
+				return;
+		} else {
+			futex_wait_u32(&sh->wake, w, 1000000000ull);
+		}
 	}
+}
+
+/* Worker 0: every other worker touches the region again; back when all did. */
+static void retouch_all(struct workload_ctx *ctx, const struct lc_config *c, struct lc_shared *sh)
+{
+	uint32_t asks = __atomic_add_fetch(&sh->retouch, 1, __ATOMIC_ACQ_REL);
+	__atomic_add_fetch(&sh->wake, 1, __ATOMIC_ACQ_REL);
+	futex_wake_all(&sh->wake);
+	touch_range(ctx, c, 0, ctx->size);
+	while (__atomic_load_n(&sh->retouched, __ATOMIC_ACQUIRE) < asks * (ctx->workers - 1) &&
+	       !__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE))
+		usleep(2000);
 }
 
 /* ---------------------------------------------------------- operations */
@@ -639,6 +674,8 @@ static int lc_run(struct workload_ctx *ctx, char *err, size_t err_len)
 	unsigned spinners = c->spinners < ctx->workers ? c->spinners : ctx->workers - 1;
 	uint64_t *cnt = ctx->slot->counters;
 
+	uint32_t seen = 0;
+
 	if (!sh) {
 		snprintf(err, err_len, "no shared results (prepare did not run)");
 		return -1;
@@ -647,15 +684,14 @@ static int lc_run(struct workload_ctx *ctx, char *err, size_t err_len)
 		touch_range(ctx, c, 0, ctx->size);
 		__atomic_add_fetch(&sh->arrived, 1, __ATOMIC_ACQ_REL);
 		if (ctx->worker != 0) {
-			if (ctx->worker <= spinners) {
+			bool spinner = ctx->worker <= spinners;
+			if (spinner) {
 				int cpu = sched_getcpu();
 				if (cpu >= 0 && cpu < 64)
 					__atomic_fetch_or(&sh->spinner_cpus, 1ull << cpu, __ATOMIC_RELAXED);
 				__atomic_add_fetch(&sh->spinning, 1, __ATOMIC_ACQ_REL);
-				spin_until(&sh->ops_done, r + 1, &sh->stop);
-			} else {
-				sleep_until(&sh->ops_done, r + 1, &sh->stop);
 			}
+			wait_round(ctx, c, sh, r + 1, spinner, &seen);
 			if (__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE))
 				return 0;
 			continue;
@@ -720,7 +756,7 @@ static int lc_run(struct workload_ctx *ctx, char *err, size_t err_len)
 			if (op == OP_ATTACH)
 				touch_range(ctx, c, 0, ctx->size);
 			if (op == OP_PUNCH_HOLE)
-				touch_range(ctx, c, 0, c->range);
+				retouch_all(ctx, c, sh);
 		}
 		if (fd >= 0) {
 			if (ftruncate(fd, (off_t)ctx->size) != 0 && !sh->op[OP_TRUNCATE].err)
@@ -733,7 +769,8 @@ static int lc_run(struct workload_ctx *ctx, char *err, size_t err_len)
 			waitpid(child, NULL, 0);
 		cnt[C_ROUNDS]++;
 		__atomic_store_n(&sh->ops_done, r + 1, __ATOMIC_RELEASE);
-		futex_wake_all(&sh->ops_done);
+		__atomic_add_fetch(&sh->wake, 1, __ATOMIC_ACQ_REL);
+		futex_wake_all(&sh->wake);
 	}
 	if (ctx->worker == 0)
 		kprobes_remove();
@@ -741,7 +778,8 @@ static int lc_run(struct workload_ctx *ctx, char *err, size_t err_len)
 fail:
 	kprobes_remove();
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELEASE);
-	futex_wake_all(&sh->ops_done);
+	__atomic_add_fetch(&sh->wake, 1, __ATOMIC_ACQ_REL);
+	futex_wake_all(&sh->wake);
 	return -1;
 }
 
