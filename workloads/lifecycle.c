@@ -123,7 +123,7 @@ static const char *const source_names[S_COUNT] = {
 struct lc_op_result {
 	uint32_t rounds_done;   /* rounds in which the operation succeeded */
 	int32_t err;            /* errno of the first refusal, 0 if none */
-	char what[96];          /* what was refused, and how */
+	char what[128];         /* what was refused, and how */
 	uint64_t ns[LC_MAX_ROUNDS];
 	int64_t delta[LC_MAX_ROUNDS][K_COUNT];
 };
@@ -723,9 +723,11 @@ static int lc_run(struct workload_ctx *ctx, char *err, size_t err_len)
 			if (op == OP_PUNCH_HOLE) {
 				fd = map_file_open(ctx, sh);
 				if (fd < 0) {
-					refuse(o, "open /proc/self/map_files/<region> (the file behind the mapping)",
-					       errno);
-					refuse(&sh->op[OP_TRUNCATE], "open /proc/self/map_files/<region>", errno);
+					/* mshare v3 maps the file in the region's host mm only. */
+					static const char no_file[] = "no process's /proc/PID/map_files has the region's "
+								      "range: no file to punch or truncate";
+					refuse(o, no_file, errno);
+					refuse(&sh->op[OP_TRUNCATE], no_file, errno);
 					cnt[C_OPS_REFUSED] += 2;
 					break;
 				}
