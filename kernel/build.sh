@@ -60,7 +60,8 @@
 # Opt-in counters flavours (issue 42): config/mshare-counters.config (VM event
 #   counters, DEBUG_TLBFLUSH's vmstat TLB counts, LOCK_STAT) on top of
 #   mshare-counters       the normal flavour (6.1 + v1)  -> build/kernel-counters, $CACHE/tree-counters
-#   mshare-2025-counters  the mshare-2025 flavour (6.12 + v3) -> build/kernel-2025-counters,
+#   mshare-2025-counters  the mshare-2025 flavour (6.12 + v3), + config/mshare-2025-counters.config
+#                         (kprobe events) -> build/kernel-2025-counters,
 #                         $CACHE/tree-2025-counters (the 6.12 pristine source shared)
 #   (make kernel-counters, make kernel-2025-counters)
 # Their code sits between mshare-counters markers: the keys of all the other
@@ -134,7 +135,7 @@ mshare-counters)
 mshare-2025-counters)
 	OUT=$REPO/build/kernel-2025-counters
 	FRAGMENTS=("$KERNEL_DIR/config/mshare-2025.config" "$KERNEL_DIR/config/mshare-2025-memcg.config"
-		"$KERNEL_DIR/config/mshare-counters.config")
+		"$KERNEL_DIR/config/mshare-counters.config" "$KERNEL_DIR/config/mshare-2025-counters.config")
 	TARBALL=/usr/src/linux-source-6.12.tar.xz SRC_PKG=linux-source-6.12 TOPDIR=linux-source-6.12
 	PATCHES=$KERNEL_DIR/patches-2025 SERIES=$KERNEL_DIR/patches-2025/series
 	TREE_BASE=$CACHE/tree-2025-counters LOCK=$CACHE/lock-2025-counters STAGE=$CACHE/stage-2025-counters
