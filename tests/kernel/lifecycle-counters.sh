@@ -13,8 +13,9 @@
 #   - the lifecycle workload (workloads/lifecycle.c), 10 workers, 3 of them
 #     spinning on CPUs 1-3: over MAP_SHARED of the DAX file, a hole punch
 #     zaps the spinners' mms on their CPUs (at least 3 remote flushes) and
-#     worker 0's own munmap reaches no other CPU; over mshare (v1), every
-#     flush of the host mm is flush_tlb_all (patch 0026: kprobe hits);
+#     worker 0's own munmap reaches no other CPU; over mshare (v1), a hole
+#     punch, a truncate and an msync flush the host mm with flush_tlb_all
+#     (patch 0026), which every one of the 4 CPUs runs (kprobe hits);
 #   - the same lifecycle point twice: the TLB counts of each operation are
 #     compared and their spread is stated.
 # Each check fails when its counter is missing or does not move.
@@ -42,7 +43,7 @@ t0=$(date +%s)
 kernel/vm/run.sh --kernel "$KERNEL_TEST_IMAGE" --cpus 4 --clock tcg --mem 3G --pmem 2 --align 2M --timeout 1500 \
 	--out "$out" -- sh -c "
 /guest/bin/tlb-counters 20 >/out/tlb.txt 2>/out/tlb.err || echo tlb-counters >>/out/failed.txt
-r() { name=\$1; shift; mshare-bench run --workload lifecycle --quiet --cpus 0-3 --write --size 16M \"\$@\" --out /out/\$name.json 2>/out/\$name.err || echo \$name >>/out/failed.txt; }
+r() { name=\$1; shift; mshare-bench run --workload lifecycle --quiet --cpus 0-3 --write --size 8M --touch-stride 64K \"\$@\" --out /out/\$name.json 2>/out/\$name.err || echo \$name >>/out/failed.txt; }
 r dax4k-a --backend file --path /mnt/pmem --page 4k --workers 10
 r dax4k-b --backend file --path /mnt/pmem --page 4k --workers 10
 r mshare --backend mshare --path /mnt/pmem --page 4k --workers 10
@@ -118,9 +119,11 @@ t.ok((count(o, "mprotect_ro", "mmap_lock_acquisitions") or 0) >= 1
      % (count(o, "mprotect_ro", "mmap_lock_acquisitions"), count(o, "punch_hole", "i_mmap_rwsem_acquisitions")))
 
 w, om = ops("mshare")
-fa = {op: count(om, op, "kprobe_flush_tlb_all") for op in ("munmap", "mprotect_ro", "madv_dontneed")}
-t.ok(any((v or 0) >= 1 for v in fa.values()),
-     "mshare (v1): a change of the shared tables is a flush_tlb_all (patch 0026; kprobe hits per operation %s)" % fa)
+fa = {op: count(om, op, "kprobe_do_flush_tlb_all") for op in ("punch_hole", "truncate", "msync")}
+rf = count(om, "punch_hole", "nr_tlb_remote_flush")
+t.ok(all((v or 0) >= 4 for v in fa.values()) and (rf or 0) >= 1,
+     "mshare (v1): a change of the shared tables is a flush_tlb_all, run by all 4 CPUs (patch 0026; CPUs that ran "
+     "do_flush_tlb_all per operation %s; punch_hole's remote flushes %s)" % (fa, rf))
 
 _, ob = ops("dax4k-b")
 same, spread = [], []

@@ -146,21 +146,23 @@ static void touch(volatile char *p)
 		p[o] = 1;
 }
 
-/* The thread on CPU 1: touches each region it is given, then spins. */
+/* The thread on CPU 1: touches each region it is given (a new generation:
+ * mmap after munmap may return the same address), then spins. */
 static char *volatile given;
-static volatile int touched, quit;
+static unsigned generation, touched;
+static volatile int quit;
 
 static void *other(void *arg)
 {
-	char *last = NULL;
+	unsigned seen = 0;
 	(void)arg;
 	pin(1);
 	while (!quit) {
-		char *p = given;
-		if (p && p != last) {
-			touch(p);
-			last = p;
-			__atomic_store_n(&touched, 1, __ATOMIC_RELEASE);
+		unsigned g = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+		if (g != seen) {
+			touch(given);
+			seen = g;
+			__atomic_store_n(&touched, g, __ATOMIC_RELEASE);
 		}
 		__builtin_ia32_pause();
 	}
@@ -215,9 +217,9 @@ int main(int argc, char **argv)
 		return 1;
 	for (int i = 0; i < n; i++) {
 		char *p = map_region();
-		__atomic_store_n(&touched, 0, __ATOMIC_RELEASE);
 		given = p;
-		while (!__atomic_load_n(&touched, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&generation, (unsigned)i + 1, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&touched, __ATOMIC_ACQUIRE) != (unsigned)i + 1)
 			__builtin_ia32_pause();
 		snap(&a);
 		munmap(p, REGION);
