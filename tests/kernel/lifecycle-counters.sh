@@ -32,7 +32,7 @@ cd "$root" || exit 1
 
 if [ "${MSHARE_SKIP_GUEST:-0}" != 1 ] && [ "${MSHARE_COUNTERS_TESTS:-0}" != 1 ]; then
 	skip "counters kernel (mshare-counters): TLB flush and lock counts of known operations" \
-		"the mshare-counters kernel is not in the kernel cache (make kernel-counters builds it, about 12 min cold on 2 cores; make test runs this test when it is cached; make test-counters builds it and runs this test)"
+		"the mshare-counters kernel is not in the kernel cache (make kernel-counters builds it: 28 min cold on the loaded 2-core host, 1686 s on Dec 7; make test runs this test when it is cached; make test-counters builds it and runs this test)"
 	finish
 fi
 KERNEL_TEST_IMAGE=${KERNEL_TEST_IMAGE:-build/kernel-counters/bzImage}
