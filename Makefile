@@ -80,6 +80,7 @@ test:
 	$(call cached_tier,mshare-2025,MSHARE_2025_TESTS,test-2025) \
 	$(call cached_tier,mshare-2025-debug,MSHARE_2025_DEBUG_TESTS,test-2025-debug) \
 	$(call cached_tier,mshare-deb,MSHARE_DEB_TESTS,test-deb) \
+	$(call cached_tier,mshare-counters,MSHARE_COUNTERS_TESTS,test-counters) \
 	tests/run-tests.sh
 
 # $(call cached_tier,FLAVOUR,VARIABLE,TARGET): shell text for the test recipe.
@@ -129,6 +130,15 @@ test-2025-debug: test-build
 test-deb: test-build
 	@$(MAKE) --no-print-directory kernel-deb
 	@MSHARE_DEB_TESTS=1 TEST_FILTER=kernel/deb-boot tests/run-tests.sh
+
+# The counters flavour (issue 42; kernel flavour mshare-counters: vmstat TLB
+# flush counts and LOCK_STAT on 6.1 + v1). `make test` runs
+# tests/kernel/lifecycle-counters.sh when the kernel cache holds its image;
+# `make test-counters` builds (or copies) build/kernel-counters/ first.
+.PHONY: test-counters
+test-counters: test-build
+	@$(MAKE) --no-print-directory kernel-counters
+	@MSHARE_COUNTERS_TESTS=1 TEST_FILTER=kernel/lifecycle tests/run-tests.sh
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/tests $(BIN)

@@ -15,6 +15,7 @@ extern const struct workload_ops workload_oltp;
 extern const struct workload_ops workload_scan;
 extern const struct workload_ops workload_redo;
 extern const struct workload_ops workload_connect_storm;
+extern const struct workload_ops workload_lifecycle;
 #ifdef MSHARE_BENCH_TEST_WORKLOAD
 extern const struct workload_ops workload_dummy;
 #endif
@@ -28,6 +29,7 @@ const struct workload_ops *const workload_table[] = {
 	&workload_scan,
 	&workload_redo,
 	&workload_connect_storm,
+	&workload_lifecycle,
 #ifdef MSHARE_BENCH_TEST_WORKLOAD
 	&workload_dummy, /* tests/harness/workload_dummy.c, in the test build only */
 #endif

@@ -56,6 +56,17 @@
 # Its code sits between mshare-deb markers: the keys of all the other
 # flavours hash this script without those lines, so adding it changed none.
 # <<< mshare-deb
+# >>> mshare-counters
+# Opt-in counters flavours (issue 42): config/mshare-counters.config (VM event
+#   counters, DEBUG_TLBFLUSH's vmstat TLB counts, LOCK_STAT) on top of
+#   mshare-counters       the normal flavour (6.1 + v1)  -> build/kernel-counters, $CACHE/tree-counters
+#   mshare-2025-counters  the mshare-2025 flavour (6.12 + v3), + config/mshare-2025-counters.config
+#                         (kprobe events) -> build/kernel-2025-counters,
+#                         $CACHE/tree-2025-counters (the 6.12 pristine source shared)
+#   (make kernel-counters, make kernel-2025-counters)
+# Their code sits between mshare-counters markers: the keys of all the other
+# flavours hash this script without those lines, so adding them changed none.
+# <<< mshare-counters
 set -euo pipefail
 
 die() { echo "kernel/build.sh: error: $*" >&2; exit 1; }
@@ -116,6 +127,20 @@ mshare-deb)
 	FRAGMENTS=("$KERNEL_DIR/config/mshare-deb.config")
 	TREE_BASE=$CACHE/tree-deb LOCK=$CACHE/lock-deb STAGE=$CACHE/stage-deb tag= ;;
 # <<< mshare-deb
+# >>> mshare-counters
+mshare-counters)
+	OUT=$REPO/build/kernel-counters
+	FRAGMENTS=("$KERNEL_DIR/config/mshare.config" "$KERNEL_DIR/config/mshare-counters.config")
+	TREE_BASE=$CACHE/tree-counters LOCK=$CACHE/lock-counters STAGE=$CACHE/stage-counters tag=-counters ;;
+mshare-2025-counters)
+	OUT=$REPO/build/kernel-2025-counters
+	FRAGMENTS=("$KERNEL_DIR/config/mshare-2025.config" "$KERNEL_DIR/config/mshare-2025-memcg.config"
+		"$KERNEL_DIR/config/mshare-counters.config" "$KERNEL_DIR/config/mshare-2025-counters.config")
+	TARBALL=/usr/src/linux-source-6.12.tar.xz SRC_PKG=linux-source-6.12 TOPDIR=linux-source-6.12
+	PATCHES=$KERNEL_DIR/patches-2025 SERIES=$KERNEL_DIR/patches-2025/series
+	TREE_BASE=$CACHE/tree-2025-counters LOCK=$CACHE/lock-2025-counters STAGE=$CACHE/stage-2025-counters
+	tag=-2025v3-counters ;;
+# <<< mshare-counters
 normal)
 	flavour=normal
 	OUT=$REPO/build/kernel
@@ -204,6 +229,14 @@ mshare-2025*)
 *) sed -i '/^# >>> mshare-deb$/,/^# <<< mshare-deb$/d' "$script_for_key" ;;
 esac
 # <<< mshare-deb
+# >>> mshare-counters
+# Every flavour but the counters ones hashes this script without the
+# mshare-counters blocks; theirs keep them.
+case $flavour in
+*-counters) ;;
+*) sed -i '/^# >>> mshare-counters$/,/^# <<< mshare-counters$/d' "$script_for_key" ;;
+esac
+# <<< mshare-counters
 key=$( {
 	echo "source $SRC_PKG $src_version $(stat -c %s "$TARBALL")"
 	sha256sum "${FRAGMENTS[@]}" "$0" | cut -d' ' -f1

@@ -15,12 +15,17 @@
 #   make kernel-deb      opt-in: mshare v1 on x86_64_defconfig + config/mshare-deb.config
 #                        as Debian packages (bindeb-pkg) for a real machine; leaves
 #                        build/kernel-deb/*.deb and bzImage; not built by make test
+#   make kernel-counters (or FLAVOUR=mshare-counters), make kernel-2025-counters
+#                        opt-in (issue 42): the normal or the mshare-2025 flavour with
+#                        config/mshare-counters.config (vmstat TLB flush counts,
+#                        LOCK_STAT); build/kernel-counters, build/kernel-2025-counters;
+#                        not built by make test
 #   make kernel-clean    remove build/kernel and build/kernel-debug (the shared
 #                        cache stays; kernel/build.sh --purge drops it)
 # They run kernel/build.sh through kernel/quiet-build.sh: a line per step,
 # the whole output in build/logs/kernel-FLAVOUR.log, a labelled image line.
 KERNEL_FLAVOUR := $(if $(filter 1 yes y,$(DEBUG)),debug,$(if $(FLAVOUR),$(FLAVOUR),normal))
-.PHONY: kernel kernel-debug kernel-2025 kernel-2025-v2 kernel-2025-debug kernel-deb kernel-clean
+.PHONY: kernel kernel-debug kernel-2025 kernel-2025-v2 kernel-2025-debug kernel-deb kernel-counters kernel-2025-counters kernel-clean
 kernel:
 	@MSHARE_KERNEL_FLAVOUR=$(KERNEL_FLAVOUR) kernel/quiet-build.sh
 
@@ -37,6 +42,12 @@ kernel-2025-v2:
 kernel-2025-debug:
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025-debug kernel/quiet-build.sh
 
+kernel-counters:
+	@MSHARE_KERNEL_FLAVOUR=mshare-counters kernel/quiet-build.sh
+
+kernel-2025-counters:
+	@MSHARE_KERNEL_FLAVOUR=mshare-2025-counters kernel/quiet-build.sh
+
 kernel-clean:
 	@kernel/build.sh --clean
 	@kernel/build.sh --debug --clean
@@ -44,6 +55,8 @@ kernel-clean:
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025-v2 kernel/build.sh --clean
 	@MSHARE_KERNEL_FLAVOUR=mshare-2025-debug kernel/build.sh --clean
 	@MSHARE_KERNEL_FLAVOUR=mshare-deb kernel/build.sh --clean
+	@MSHARE_KERNEL_FLAVOUR=mshare-counters kernel/build.sh --clean
+	@MSHARE_KERNEL_FLAVOUR=mshare-2025-counters kernel/build.sh --clean
 
 # mshare v1 for a real machine (issue 28): x86_64_defconfig +
 # config/mshare-deb.config as Debian packages (make bindeb-pkg); leaves the

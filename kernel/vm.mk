@@ -32,7 +32,8 @@ KTEST25_SRCS   := $(wildcard tests/kernel-2025/test-*.c)
 KTEST25_BINS   := $(KTEST25_SRCS:tests/kernel-2025/%.c=$(GUEST_DIR)/tests/kernel-2025/%)
 KTEST_HDRS     := $(wildcard tests/kernel/*.h) $(wildcard kernel/include/*.h) $(KSFT_HDRS)
 GUEST_TOOLS    := $(GUEST_DIR)/bin/statx-dax $(GUEST_DIR)/bin/vm-smoke $(GUEST_DIR)/bin/fuzz-mshare \
-                  $(GUEST_DIR)/bin/persist-guest $(GUEST_DIR)/bin/pt-accounting
+                  $(GUEST_DIR)/bin/persist-guest $(GUEST_DIR)/bin/pt-accounting \
+                  $(GUEST_DIR)/bin/tlb-counters
 GUEST_FILES    := $(KTEST_BINS) $(KTEST25_BINS) $(GUEST_TOOLS)
 # The benchmark binary goes in as `make` last built it (make vm does not
 # rebuild it: a half-edited harness must not stop the VM from booting); a
@@ -81,6 +82,12 @@ $(GUEST_DIR)/bin/fuzz-mshare: tests/kernel/fuzz-mshare.c $(KTEST_HDRS)
 $(GUEST_DIR)/bin/persist-guest: tests/kernel/persist-guest.c $(KTEST_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+# Known operations against the counters kernel's TLB and lock counters
+# (tests/kernel/lifecycle-counters.sh).
+$(GUEST_DIR)/bin/tlb-counters: tests/kernel/tlb-counters-guest.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -pthread -o $@ $<
 
 $(GUEST_DIR)/bin/vm-smoke: kernel/vm/smoke.sh
 	@mkdir -p $(dir $@)

@@ -313,6 +313,41 @@ def test_bad_params():
             t.ok(ok, f"{w} {opt} {value} rejected (rc {rc}): {err.splitlines()[-1] if err else ''}")
 
 
+def test_lifecycle():
+    """The lifecycle workload on the host (issue 42): every operation is
+    either done in each round or refused with its errno; the counters this
+    host's kernel lacks are said to be unavailable, with why; a second round
+    is counted; the forked sharer is reaped (no process left)."""
+    with tempfile.TemporaryDirectory(prefix="mshare-bench-lifecycle.") as d:
+        rc, rec, err = run("lifecycle", "--path", d, "--write", "--rounds", "2", "--spinners", "1",
+                           "--range", "1M", backend="file", size="4M")
+        if not rec:
+            t.ok(False, f"lifecycle on file runs (rc {rc}): {err[-300:]}")
+            return
+        w = wl(rec)
+        ops = w.get("ops") or {}
+        names = ["mprotect_ro", "mprotect_rw", "madv_dontneed", "msync", "fork", "exit", "munmap", "attach",
+                 "punch_hole", "truncate"]
+        t.ok(rc == 0 and list(ops) == names,
+             f"lifecycle on file: every operation in order ({list(ops)})")
+        done = [n for n in names if (ops.get(n) or {}).get("rounds") == 2 and "ns" in ops[n]]
+        t.ok(done == names, f"lifecycle on file: each operation done in both rounds, with its time ({done})")
+        avail = w.get("counters_available") or {}
+        why = w.get("counters_unavailable_why") or {}
+        t.ok(avail.get("interrupts") is True and all(k in why for k, v in avail.items() if not v),
+             f"lifecycle: /proc/interrupts read; every missing counter source says why ({avail}, {why})")
+        c = (ops.get("fork") or {}).get("counts") or {}
+        t.ok("irq_tlb_shootdowns" in c and "page_table_pages" in c
+             and all(k not in c for k, v in [("nr_tlb_remote_flush", avail.get("vmstat_tlb (CONFIG_DEBUG_TLBFLUSH)"))] if not v),
+             f"lifecycle: counts only from the sources available ({sorted(c)})")
+        t.ok(w.get("file", "").startswith(d) and counters(rec).get("rounds") == 2,
+             f"lifecycle: the file behind the mapping found through map_files ({w.get('file')}), 2 rounds counted")
+        rc, rec, err = run("lifecycle", "--rounds", "1", "--spinners", "0", backend="anon", workers=2, size="4M")
+        t.ok(rc != 0 and "attach" in err + json.dumps(rec or {}),
+             f"lifecycle on anon: the attach after munmap is refused (shared only through fork) and the run says so "
+             f"(rc {rc})")
+
+
 def main():
     if not os.access(BIN, os.X_OK):
         t.ok(False, f"{BIN} is missing: run make first")
@@ -329,6 +364,7 @@ def main():
     test_connect_storm_closes_descriptors()
     test_scan()
     test_bad_params()
+    test_lifecycle()
     t.done()
 
 
