@@ -40,7 +40,7 @@ import re
 import subprocess
 
 import pgdba
-import runrecords
+import units
 
 WORKLOAD = "postgres"
 # The sweep's backend -> pg-common.sh's mode.
@@ -508,7 +508,7 @@ def in_unit_s(sec, r, digits=2):
 
 
 def fmt_bytes(v):
-    return runrecords.human(v, "bytes")
+    return "-" if v is None else units.format_bytes(v)
 
 
 def tables(run):

@@ -480,7 +480,7 @@ def summary_text(run, short=False):
 
 
 def write_summaries(run):
-    import pgpoint  # (it uses this module's formatting)
+    import pgpoint  # the PostgreSQL points' table (pgpoint imports nothing of this module)
     write_atomic(os.path.join(run.path, "records.csv"), records_csv(run))
     write_atomic(os.path.join(run.path, "summary.csv"), summary_csv(run))
     write_atomic(os.path.join(run.path, "summary.txt"), summary_text(run) + pgpoint.tables(run))
