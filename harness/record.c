@@ -178,8 +178,11 @@ static void page_size_obtained(const struct run_state *rs, struct run_result *r)
 		/* A 4 KiB mapping needs a PTE page per 2 MiB: with fewer, some
 		 * ranges have PMD leaves and the rest fell back (mixed). */
 		int64_t pte_full = 4096 * (int64_t)blocks_spanned(rs->region.addr, rs->cfg.size, 2u << 20);
-		if ((!every_page || r->slot.pages_touched < pages || faults == 0) && rs->ptl.meminfo_has_pud >= 0 &&
-		    delta >= 0 && below >= pmd + 4096 && below < pmd + pte_full / 2 && r->slot.pages_touched > 0) {
+		/* The faults cannot tell the leaf size; the kernel's count of
+		 * the shared tables can, where its levels are known. */
+		bool by_faults = every_page && r->slot.pages_touched >= pages && faults > 0;
+		bool by_tables = !by_faults && rs->ptl.meminfo_has_pud >= 0 && delta >= 0 && r->slot.pages_touched > 0;
+		if (by_tables && below >= pmd + 4096 && below < pmd + pte_full / 2) {
 			r->page_bytes = 2u << 20;
 			r->page_mixed = true;
 			snprintf(r->page_source_text, sizeof(r->page_source_text),
@@ -188,15 +191,14 @@ static void page_size_obtained(const struct run_state *rs, struct run_result *r)
 				 "under shared page tables, which smaps cannot see)",
 				 (below - pmd) / 4096, pte_full / 4096);
 			r->page_source = r->page_source_text;
-		} else if ((!every_page || r->slot.pages_touched < pages || faults == 0) && rs->ptl.meminfo_has_pud >= 0 &&
-		    delta >= 0 && below < pmd + 4096 && r->slot.pages_touched > 0) {
+		} else if (by_tables && below < pmd + 4096) {
 			r->page_bytes = below <= 0 ? 1u << 30 : 2u << 20;
 			r->page_source = below <= 0
 				? "page tables: the region's shared page tables hold no PMD or PTE page (PUD leaves; "
 				  "a DAX file under shared page tables, which smaps cannot see)"
 				: "page tables: the region's shared page tables hold PMD pages and no PTE page (PMD "
 				  "leaves; a DAX file under shared page tables, which smaps cannot see)";
-		} else if (!every_page || r->slot.pages_touched < pages || faults == 0) {
+		} else if (!by_faults) {
 			r->page_bytes = 0;
 			r->page_source = "unknown: a DAX file under shared page tables (smaps cannot see PMD mappings "
 					 "of device memory) and the workload did not touch every 4 KiB page";
