@@ -17,6 +17,11 @@ The spec's axes mean for it (bench/README.md, "PostgreSQL points"):
                                  over 7/8 of shared_buffers first (issue 27)
             --scale N            pgbench -i -s N (default 10)
             --window S           guest seconds of the measured window (default 10, at least 5)
+            --touch S[,S...]     backend anon only (each backend's own page tables):
+                                 how much of the segment every backend maps (4 KiB pages
+                                 and 2 MiB spans, /proc/PID/pagemap) at these guest
+                                 seconds after all connected, each 0 or at least the
+                                 window, increasing (issue 45)
 
 The record is written here, on the host, from what the script left
 (TAG.facts and, for dba, TAG.passes and TAG.pid.json; TAG = <point id>.r<k>)
@@ -50,7 +55,7 @@ MODE = {"anon": "4k", "hugetlb-2m": "hugetlb-2m", "mshare": "mshare-dax", "mshar
 BACKEND_OF_MODE = {m: b for b, m in MODE.items()}
 OLD_WORKLOADS = ("pgbench-select", "pgbench-dba")
 PRESETS = {"select": "pgbench-select", "dba": "pgbench-dba"}
-DEFAULTS = {"preset": "select", "scale": 10, "window": 10}
+DEFAULTS = {"preset": "select", "scale": 10, "window": 10, "touch": []}
 DESIGN = {"mshare-dax": "mshare 2022 series (v1): mshare()/mshare_unlink() system calls",
           "mshare-shmem": "mshare 2022 series (v1): mshare()/mshare_unlink() system calls",
           "mshare-2025-dax": "mshare 2025 design (series v3): msharefs region file, the DAX file mapped into it by "
@@ -103,8 +108,9 @@ def options(args):
     while i < len(args):
         a = args[i]
         name, eq, value = a.partition("=")
-        if name not in ("--preset", "--scale", "--window"):
-            raise PgError("option '%s' is not a PostgreSQL point's (--preset select|dba, --scale N, --window S)" % a)
+        if name not in ("--preset", "--scale", "--window", "--touch"):
+            raise PgError("option '%s' is not a PostgreSQL point's (--preset select|dba, --scale N, --window S, "
+                          "--touch S[,S...])" % a)
         if not eq:
             if i + 1 >= len(args):
                 raise PgError("option %s needs a value" % name)
@@ -119,11 +125,23 @@ def options(args):
             if value not in PRESETS:
                 raise PgError("--preset '%s' (select or dba)" % value)
             out[key] = value
+        elif key == "touch":
+            parts = value.split(",")
+            if not all(x.isdigit() for x in parts):
+                raise PgError("--touch '%s' (guest seconds after all connected, comma-separated)" % value)
+            ts = [int(x) for x in parts]
+            if any(b <= a for a, b in zip(ts, ts[1:])):
+                raise PgError("--touch '%s' is not increasing" % value)
+            out[key] = ts
         else:
             if not value.isdigit() or int(value) < (1 if key == "scale" else 5):
                 raise PgError("--%s '%s' (a whole number%s)" % (key, value, ", at least 5 guest s" if key == "window" else
                                                                   " of 1 or more"))
             out[key] = int(value)
+    inside = [t for t in out["touch"] if 0 < t < out["window"]]
+    if inside:
+        raise PgError("--touch %d is inside the window of %d s (0, or at least the window: a snapshot must not "
+                      "stop the measured transactions)" % (inside[0], out["window"]))
     return out
 
 
@@ -150,9 +168,12 @@ def check(p):
     if p["platform"] == "host" and p["backend"] not in ("anon", "hugetlb-2m"):
         return "backend %s on the host: the host kernel has no mshare (host points: anon, hugetlb-2m)" % p["backend"]
     try:
-        options(p.get("args", []))
+        o = options(p.get("args", []))
     except PgError as e:
         return str(e)
+    if o["touch"] and p["backend"] != "anon":
+        return ("--touch on backend %s: a backend's touch is read from its own page tables, which only backend anon "
+                "(4 KiB pages, no sharing) gives it" % p["backend"])
     return None
 
 
@@ -165,9 +186,11 @@ def max_connections(points, p):
     PostgreSQL points of its run with the same platform, shared_buffers and
     options, plus 10 (so the segment is the same at every N of a series,
     and the same after a resume)."""
-    o = options(p.get("args", []))
+    def server(q):  # what decides the segment (not --touch: a reading)
+        return {k: v for k, v in options(q.get("args", [])).items() if k != "touch"}
+    o = server(p)
     most = max(q["workers"] for q in points if is_pg(q) and q["platform"] == p["platform"]
-               and q["size_bytes"] == p["size_bytes"] and options(q.get("args", [])) == o)
+               and q["size_bytes"] == p["size_bytes"] and server(q) == o)
     return most + 10
 
 
@@ -176,7 +199,7 @@ def command(p, k, points, outdir, script=GUEST_SCRIPT):
     o = options(p.get("args", []))
     return ["sh", script, outdir, tag(p["id"], k), MODE[p["backend"]], str(p["workers"]),
             shared_buffers(p["size_bytes"]), str(o["scale"]), str(o["window"]), o["preset"],
-            str(max_connections(points, p))]
+            str(max_connections(points, p)), ",".join(map(str, o["touch"])) or "-"]
 
 
 # ---- the record ----------------------------------------------------------
@@ -306,6 +329,82 @@ def dba_results(facts, pgdir, t, rec, mode):
     return out
 
 
+def quantiles(values):
+    """min, p10, p50, p90, max and mean of a list (nearest rank)."""
+    v = sorted(values)
+    if not v:
+        return None
+    at = lambda q: v[max(0, -(-len(v) * q // 100) - 1)]  # noqa: E731
+    return {"min": v[0], "p10": at(10), "p50": at(50), "p90": at(90), "max": v[-1],
+            "mean": round(sum(v) / len(v), 1), "count": len(v)}
+
+
+def parse_touch(text, where):
+    """TAG.touch (pg-bench.sh's touch snapshots, pg-touch's lines) ->
+    [{after_connected_s, at_cs, rc, segment: (start, end, bytes), rows: [(pid, pages, spans)], unreadable}]."""
+    snaps = []
+    for i, line in enumerate(text.splitlines(), 1):
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "snapshot":
+            if len(f) != 5 or not f[1].isdigit():
+                raise PgError("%s:%d: a bad snapshot line %r" % (where, i, line))
+            ok = f[2].isdigit() and f[3].isdigit()
+            snaps.append({"after_connected_s": int(f[1]), "at_cs": (int(f[2]) + int(f[3])) // 2 if ok else None,
+                          "took_s": (int(f[3]) - int(f[2])) / 100.0 if ok else None,
+                          "rc": f[4], "segment": None, "rows": [], "unreadable": 0})
+        elif not snaps:
+            raise PgError("%s:%d: %r before any snapshot line" % (where, i, line))
+        elif f[0] == "segment" and len(f) >= 4:
+            snaps[-1]["segment"] = (int(f[1], 16), int(f[2], 16), int(f[3]))
+        elif f[0].isdigit() and len(f) >= 3 and f[1].isdigit() and f[2].isdigit():
+            snaps[-1]["rows"].append((int(f[0]), int(f[1]), int(f[2])))
+        elif f[0].isdigit() and f[1:3] == ["-", "-"]:
+            snaps[-1]["unreadable"] += 1
+        else:
+            snaps[-1].setdefault("errors", []).append(line)
+    return snaps
+
+
+SPAN = 2 << 20
+
+
+def touch_results(facts, path, n):
+    """results.touch: how much of the segment each backend maps, per snapshot."""
+    out = {"kind": "measured: every backend's own page tables (PostgreSQL's 4 KiB shared anonymous segment), "
+                   "pages present in /proc/PID/pagemap (pg-touch) at guest seconds after all backends connected; "
+                   "fault-around counts: it maps pages a backend did not read",
+           "segment_bytes": None, "spans_2m_in_segment": None, "snapshots": [], "errors": []}
+    try:
+        snaps = parse_touch(open(path).read(), path)
+    except (OSError, PgError) as e:
+        out["errors"].append(str(e))
+        return out
+    for sn in snaps:
+        row = {"after_connected_s": sn["after_connected_s"], "took_s": sn["took_s"]}
+        if sn["segment"] is None or sn["rc"] == "missing":
+            row["missing"] = "not taken: pgbench had ended or the backends changed" if sn["rc"] == "missing" else \
+                "pg-touch found no segment: %s" % " / ".join(sn.get("errors", []))[:200]
+            out["snapshots"].append(row)
+            continue
+        start, end, size = sn["segment"]
+        spans = (-(-end // SPAN)) - start // SPAN
+        out["segment_bytes"], out["spans_2m_in_segment"] = size, spans
+        pages = [r[1] for r in sn["rows"]]
+        sp = [r[2] for r in sn["rows"]]
+        tx = num(facts, "touch_tx_%d" % sn["after_connected_s"])
+        row.update({
+            "backends": len(sn["rows"]), "unreadable": sn["unreadable"],
+            "transactions": tx, "transactions_per_backend": round(tx / n, 1) if tx is not None and n else None,
+            "pages_4k": quantiles(pages), "spans_2m": quantiles(sp),
+            "fraction_of_pages_mean": round(sum(pages) / len(pages) / (size // 4096), 5) if pages else None,
+            "fraction_of_spans_mean": round(sum(sp) / len(sp) / spans, 5) if sp else None,
+            "pte_pages_bytes_per_backend_mean": round(sum(sp) / len(sp) * 4096) if sp else None})
+        out["snapshots"].append(row)
+    return out
+
+
 def build(p, k, pgdir, frame, backend_facts, harness, manifest=None):
     """The record of run k of PostgreSQL point p from its output in pgdir
     (TAG.facts...) and the harness's frame ({schema_version, tool,
@@ -368,7 +467,8 @@ def build(p, k, pgdir, frame, backend_facts, harness, manifest=None):
             "addr": None if host or not mode.startswith("mshare") else "0x20000000000",
             "path": "/mnt/pmem/pg/shm" if mode in ("mshare-dax", "mshare-2025-dax") and not host else None,
             "seed": 0, "duration_s": o["window"], "ops": 0, "cpus": None, "mem_policy": None,
-            "params": {"preset": o["preset"], "scale": str(o["scale"]), "window": str(o["window"])},
+            "params": dict({"preset": o["preset"], "scale": str(o["scale"]), "window": str(o["window"])},
+                           **({"touch": ",".join(map(str, o["touch"]))} if o["touch"] else {})),
             "postgres": {
                 "mode": mode,
                 "version": "PostgreSQL 15 (Debian postgresql-15)",
@@ -423,6 +523,9 @@ def build(p, k, pgdir, frame, backend_facts, harness, manifest=None):
                 "mem_free_before_bytes": kb(facts, "mem_free_kb_before"),
                 "mem_free_end_bytes": kb(facts, "mem_free_kb_end"),
                 "rss_anon_sum_bytes": kb(facts, "rss_anon_sum_kb"),
+                "mem_available_lost_per_backend_bytes":
+                    (kb(facts, "mem_available_kb_before") - kb(facts, "mem_available_kb_end")) // n
+                    if None not in (kb(facts, "mem_available_kb_before"), kb(facts, "mem_available_kb_end")) and n else None,
             },
             "workers_started": n,
             "workers_measured": measured if vmpte is not None else 0,
@@ -430,6 +533,9 @@ def build(p, k, pgdir, frame, backend_facts, harness, manifest=None):
                 "attach": conn_ms / 1000.0 / n if conn_ms is not None else None,
                 "connect_all": conn_ms / 1000.0 if conn_ms is not None else None,
                 "connected_after": num(facts, "connected_after_s"),
+                # pgbench's end closes every connection: until none is left
+                "backends_exit_all": num(facts, "backends_exit_cs") / 100.0
+                if num(facts, "backends_exit_cs") is not None else None,
                 "total": o["window"],
             },
             "workload": {
@@ -458,6 +564,11 @@ def build(p, k, pgdir, frame, backend_facts, harness, manifest=None):
     }
     if o["preset"] == "dba":
         rec["results"]["dba"] = dba_results(facts, pgdir, t, rec, mode)
+    if o["touch"]:
+        rec["results"]["touch"] = touch_results(facts, os.path.join(pgdir, t + ".touch"), n)
+        rec["results"]["workload"]["ops_per_s"] = pgdba.window_tps(commits, rec["results"]["faults"]["window_s"])
+        rec["results"]["workload"]["ops_per_s_source"] = ("the window's transactions per second of the clock (pgbench "
+                                                          "was stopped after the touch snapshots)")
     missing = [what for key, what in NEEDED if dotted(rec["results"], key) is None]
     if o["preset"] == "dba":
         missing += [what for key, what in DBA_NEEDED if dotted(rec["results"], key) is None]

@@ -3,7 +3,7 @@
 # its record from what this leaves): in the benchmark guest (the points
 # script of the boot, bench/lib/guest.py) or, for a host point, on the host
 # as root with PGROOT and PGRUN set to a private temporary directory:
-#   pg-bench.sh OUTDIR TAG MODE N SHARED_BUFFERS SCALE WINDOW_S PRESET MAX_CONNECTIONS
+#   pg-bench.sh OUTDIR TAG MODE N SHARED_BUFFERS SCALE WINDOW_S PRESET MAX_CONNECTIONS [TOUCH_AT]
 # MODE is pg-common.sh's (4k, hugetlb-2m, mshare-dax, mshare-shmem,
 # mshare-2025-dax; pgpoint.py maps the sweep's backends to it), N the
 # connections, PRESET select (pgbench -S) or dba (issue 27): init also fills
@@ -45,10 +45,29 @@
 # not be read is written empty (key=), never as 0; pgpoint.py reports it as
 # not measured. Exit 0 when pgbench ran (the facts end with pgbench_rc),
 # 1 when the point could not be measured, 2 for bad usage.
+# TOUCH_AT (issue 45; mode 4k only, where every backend has page tables of
+# its own for the segment): comma-separated guest seconds after all N
+# backends connected, each at least WINDOW_S (0 also: right after they
+# connected, before the window); at each, after the fault window, the
+# 4 KiB pages and 2 MiB spans of the segment present in every backend's
+# page tables (pg-touch, /proc/PID/pagemap) go to TAG.touch, and the
+# transactions done by then to the facts (touch_tx_<S>). pgbench's -T
+# covers the last one; pgbench is then stopped as for dba (below).
+# After pgbench's end (it closes its connections): the guest time until
+# every backend has exited (backends_exit_cs, 1/100 s).
 # Progress on the console: "pg-bench: ..." lines.
 . "$(dirname "$0")/pg-common.sh"
-out=$1 tag=$2 mode=$3 n=$4 sb=$5 scale=$6 dur=$7 workload=$8 maxc=$9
-[ -n "$maxc" ] || { echo "usage: pg-bench.sh OUTDIR TAG MODE N SHARED_BUFFERS SCALE WINDOW_S select|dba MAX_CONNECTIONS" >&2; exit 2; }
+out=$1 tag=$2 mode=$3 n=$4 sb=$5 scale=$6 dur=$7 workload=$8 maxc=$9 touch_at=${10:-}
+[ -n "$maxc" ] || { echo "usage: pg-bench.sh OUTDIR TAG MODE N SHARED_BUFFERS SCALE WINDOW_S select|dba MAX_CONNECTIONS [TOUCH_AT]" >&2; exit 2; }
+[ "$touch_at" = - ] && touch_at=
+touch_last=0
+for s_ in $(echo "$touch_at" | tr ',' ' '); do
+	case $s_ in '' | *[!0-9]*) echo "pg-bench.sh: TOUCH_AT '$touch_at': guest seconds, comma-separated" >&2; exit 2 ;; esac
+	[ "$s_" = 0 ] || [ "$s_" -ge "$dur" ] || { echo "pg-bench.sh: TOUCH_AT $s_ is inside the window of $dur s (0 or at least $dur)" >&2; exit 2; }
+	[ "$s_" -gt "$touch_last" ] || [ "$s_" = 0 ] || { echo "pg-bench.sh: TOUCH_AT '$touch_at' is not increasing" >&2; exit 2; }
+	touch_last=$s_
+done
+[ -z "$touch_at" ] || [ "$mode" = 4k ] || { echo "pg-bench.sh: TOUCH_AT needs mode 4k (page tables of each backend's own), not $mode" >&2; exit 2; }
 case $workload in select | dba) ;; *) echo "pg-bench.sh: preset '$workload' (select or dba)" >&2; exit 2 ;; esac
 case $n$maxc in *[!0-9]*) echo "pg-bench.sh: N '$n' and MAX_CONNECTIONS '$maxc' are whole numbers" >&2; exit 2 ;; esac
 [ "$maxc" -ge "$n" ] || { echo "pg-bench.sh: MAX_CONNECTIONS $maxc is below N $n" >&2; exit 2; }
@@ -279,6 +298,14 @@ if [ "$workload" = dba ]; then
 else
 	script="-S"
 fi
+# touch snapshots: -T covers the last one (after the window), with the
+# connecting margin and 10 s more; what is left then costs nothing
+# (pgbench is stopped, below).
+if [ -n "$touch_at" ]; then
+	tt=$((touch_last + 10 + (2 * n * conn_ms + 999) / 1000))
+	[ "$tt" -gt "$T" ] && T=$tt
+	fact touch_at "$touch_at"
+fi
 fact pgbench_T_s "$T"
 fact expected_ms_per_connection "$conn_ms"
 say "$mode c=$n: pgbench $script -M prepared -c $n -j 2 -T $T"
@@ -298,6 +325,24 @@ pids0=$(sorted $(backend_pids))
 fact connected_after_s $((tc - ts))
 fact backends_connected "$(echo $pids0 | wc -w)"
 snap=$PGRUN/snap
+# touch_snapshot S: pg-touch over the backends of the window, at the head
+# of the run queue; its start and end (1/100 s of the clock pgbench's log
+# uses) head the block in TAG.touch.
+touch_snapshot() {
+	urgent
+	t_a=$(now_cs)
+	# shellcheck disable=SC2086
+	pg-touch "$pg_pid" $pids0 >"$PGRUN/touch.now" 2>&1
+	t_rc=$?
+	t_b=$(now_cs)
+	calm
+	{ echo "snapshot $1 $t_a $t_b $t_rc"; cat "$PGRUN/touch.now"; } >>"$out/$tag.touch"
+	touch_cs="$touch_cs $1:$(((t_a + t_b) / 2))"
+	say "$mode c=$n: touch snapshot at $1 s: $(awk 'NF == 3 && $2 ~ /^[0-9]+$/ {p += $2; s += $3; k++} END {if (k) printf "%d backends, mean %.0f pages, %.0f 2 MiB spans", k, p / k, s / k}' "$PGRUN/touch.now") (pg-touch exit $t_rc)"
+}
+touch_cs=
+[ -n "$touch_at" ] && : >"$out/$tag.touch"
+[ -n "$touch_at" ] && [ "${touch_at%%,*}" = 0 ] && touch_snapshot 0
 if [ "$workload" = dba ]; then
 	# Wait for every backend's pass; then PageTables and plan --pid
 	# (VmPTE and the segment's pages present, per backend).
@@ -371,7 +416,8 @@ left=$((T - (tc - ts)))
 # dba: the window is DURATION s (or half of what is left, if less):
 # -T has a generous margin there, which costs no host time (below).
 wl=$((left / 2))
-[ "$workload" = dba ] && [ "$dur" -lt "$wl" ] && wl=$dur
+# (so with touch snapshots: -T reaches past them)
+{ [ "$workload" = dba ] || [ -n "$touch_at" ]; } && [ "$dur" -lt "$wl" ] && wl=$dur
 fact window_planned_s "$wl"
 while [ $(($(date +%s) - tc)) -lt "$wl" ] && kill -0 $bpid 2>/dev/null; do sleep 1; done
 urgent
@@ -393,6 +439,18 @@ calm
 snapshot_cs=$(($(now_cs) - a))
 running=$(kill -0 $bpid 2>/dev/null && echo yes || echo no)
 fact sampled_after_s $(($(date +%s) - tc))
+# touch snapshots after the window, at their times after all connected
+for s_ in $(echo "$touch_at" | tr ',' ' '); do
+	[ "$s_" = 0 ] && continue
+	while [ $(($(date +%s) - tc)) -lt "$s_" ] && kill -0 $bpid 2>/dev/null; do sleep 1; done
+	# shellcheck disable=SC2046
+	if kill -0 $bpid 2>/dev/null && [ "$(sorted $(backend_pids))" = "$pids0" ]; then
+		touch_snapshot "$s_"
+	else
+		say "$mode c=$n: no touch snapshot at $s_ s: pgbench had ended or the backends changed"
+		echo "snapshot $s_ - - missing" >>"$out/$tag.touch"
+	fi
+done
 # shellcheck disable=SC2086
 {
 	fact pgbench_still_running "$running"
@@ -422,7 +480,7 @@ fact sampled_after_s $(($(date +%s) - tc))
 # Transactions in flight at the stop end after the window: none is
 # counted in it. pgbench's own TPS and latency average include the
 # stop (the record uses the window's, from its log).
-if [ "$workload" = dba ] && kill -STOP $bpid 2>/dev/null; then
+if { [ "$workload" = dba ] || [ -n "$touch_at" ]; } && kill -STOP $bpid 2>/dev/null; then
 	t1=$(date +%s)
 	while [ $(($(date +%s) - ts)) -le "$T" ]; do sleep 1; done
 	kill -CONT $bpid
@@ -430,22 +488,40 @@ if [ "$workload" = dba ] && kill -STOP $bpid 2>/dev/null; then
 fi
 wait $bpid
 fact pgbench_rc $?
+# pgbench has closed its connections: every backend exits now.
+urgent
+e_a=$(now_cs)
+i=0
+while [ -n "$(backend_pids)" ] && [ $i -lt 1200 ]; do i=$((i + 1)); sleep 0.1; done
+e_b=$(now_cs)
+calm
+if [ -z "$(backend_pids)" ]; then fact backends_exit_cs $((e_b - e_a)); else fact backends_exit_cs ""; fi
 sed 's/^/pgbench: /' "$PGRUN/pgb/out.txt" >>"$f"
 # Per-transaction log: client, tx, latency_us, script, epoch, us
 # (the time the transaction ended). Transactions in the fault window:
 # those that ended between the two stat reads.
 # dba: one pass over the log (under TCG each pass over it costs
 # minutes of host time): the window's latencies, counted and sorted.
-if [ "$workload" = dba ]; then
+# (touch snapshots: pgbench is stopped after them, which a transaction
+# in flight would count in its latency: the window's only, as for dba)
+if [ "$workload" = dba ] || [ -n "$touch_at" ]; then
 	# latencies of the transactions in the window only (no pass)
 	cat "$PGRUN"/pgb/pgbench_log.* 2>/dev/null |
 		awk -v a="$w0" -v b="$w1" '{t = $5 * 100 + int($6 / 10000)} t > a && t <= b {print $3}' >"$PGRUN/pgb/lat.w"
 	fact transactions_in_window "$(wc -l <"$PGRUN/pgb/lat.w")"
 	sort -n "$PGRUN/pgb/lat.w" >"$PGRUN/pgb/lat"
 else
-	# shellcheck disable=SC2086
 	fact transactions_in_window "$(cat "$PGRUN"/pgb/pgbench_log.* 2>/dev/null |
 		awk -v a="$w0" -v b="$w1" '{t = $5 * 100 + int($6 / 10000)} t > a && t <= b {c++} END {print c + 0}')"
+fi
+# the transactions ended by each touch snapshot (its middle)
+if [ -n "$touch_cs" ]; then
+	cat "$PGRUN"/pgb/pgbench_log.* 2>/dev/null | awk -v snaps="$touch_cs" '
+	BEGIN { k = split(snaps, s, " "); for (i = 1; i <= k; i++) { split(s[i], p, ":"); name[i] = p[1]; at[i] = p[2] } }
+	{ t = $5 * 100 + int($6 / 10000); for (i = 1; i <= k; i++) if (t <= at[i]) c[i]++ }
+	END { for (i = 1; i <= k; i++) printf "touch_tx_%s=%d\n", name[i], c[i] + 0 }' >>"$f"
+fi
+if [ "$workload" != dba ] && [ -z "$touch_at" ]; then
 	cat "$PGRUN"/pgb/pgbench_log.* 2>/dev/null | awk '{print $3}' | sort -n >"$PGRUN/pgb/lat"
 fi
 cnt=$(wc -l <"$PGRUN/pgb/lat")
