@@ -661,6 +661,7 @@ def tables(run):
                     "-" if d.get("instructions_per_transaction") is None else "%.0f" % d["instructions_per_transaction"]))
     if not rows:
         return ""
+    side = dba_side_by_side(run)
     out = ["", "PostgreSQL points (pgbench; measured left of '|', '-' = not measured, never 0; the planner's 4k "
            "figures right of it are MODELLED, whole segment touched). Times in each record's clock unit: ms and s, "
            "or M and G guest instructions under the instruction clock; TPS per second of that clock",
@@ -673,4 +674,77 @@ def tables(run):
                 "%-52s %9s %8s %8s %10s %11s %8s %8s %8s %8s %10s" % (
                     "point", "VmPTE/bk", "seg/bk", "own/bk", "PT delta", "faults/pass", "pass", "TPS(win)", "p50",
                     "p99", "instr/tx")] + dba
+    if side:
+        out += ["", side]
     return "\n".join(out) + "\n"
+
+
+def _touch_last(res):
+    """The last snapshot of results.touch with figures, or None."""
+    for sn in reversed((res.get("touch") or {}).get("snapshots") or []):
+        if sn.get("spans_2m"):
+            return sn
+    return None
+
+
+def side_rows(run):
+    """What a DBA compares besides memory (issue 45), one row per PostgreSQL
+    record, from the record: dicts with the figures (None: not measured)."""
+    out = []
+    for pid in run.point_ids():
+        for k, r in run.records.get(pid, []):
+            if not is_pg_record(r):
+                continue
+            res = r.get("results") or {}
+            n = (r.get("config") or {}).get("workers")
+            f, pt, mem = res.get("faults") or {}, res.get("pagetables") or {}, res.get("memory") or {}
+            lat = (res.get("workload") or {}).get("op_latency_ns") or {}
+            ts = res.get("time_s") or {}
+            tx, win = f.get("transactions"), f.get("window_s")
+            lost = mem.get("mem_available_lost_per_backend_bytes")
+            if lost is None and None not in (mem.get("mem_available_before_bytes"), mem.get("mem_available_end_bytes")) and n:
+                lost = (mem["mem_available_before_bytes"] - mem["mem_available_end_bytes"]) // n
+            last = _touch_last(res)
+            out.append({"record": r, "point": "%s r%d" % (pid, k), "mode": mode_of(r), "n": n,
+                        "preset": ((r.get("config") or {}).get("params") or {}).get("preset"),
+                        "connect_s": ts.get("connect_all"),
+                        "tps_window": tx / win if tx is not None and win else None,
+                        "p50_ns": lat.get("p50"), "p99_ns": lat.get("p99"),
+                        "faults_per_backend": f["minflt"] / n if f.get("minflt") is not None and n else None,
+                        "mem_available_lost_per_backend": lost,
+                        "exit_all_s": ts.get("backends_exit_all"),
+                        "pt_delta": pt.get("meminfo_delta_bytes"), "vmpte_per_backend": pt.get("vmpte_per_worker_bytes"),
+                        "touch": last})
+    return out
+
+
+def dba_side_by_side(run):
+    """The DBA's table: per N, the modes side by side."""
+    rows = side_rows(run)
+    if not rows:
+        return ""
+    rows.sort(key=lambda x: (x["n"] or 0, x["mode"] or ""))
+    fmt_f = lambda v, spec: "-" if v is None else spec % v  # noqa: E731
+    out = ["What a DBA compares besides memory, per connection count (MEASURED in the window of each point; "
+           "times in the record's clock unit; TPS per second of that clock; faults = minor faults of all backends "
+           "in the window / N; MemAvail lost = MemAvailable before the run minus at the snapshot, / N; exit all = "
+           "from pgbench's end to the last backend gone; touch = each backend's own 2 MiB spans and 4 KiB pages of "
+           "the segment at the last snapshot (anon only: shared tables hide it), p50 [p10-p90])",
+           "%-12s %5s %9s %8s %10s %10s %9s %12s %10s %10s %11s  %s" % (
+               "mode", "N", "connect", "TPS", "p50", "p99", "faults/bk", "MemAvail/bk", "exit all", "PT delta",
+               "VmPTE/bk", "touch per backend")]
+    for x in rows:
+        r = x["record"]
+        tc = x["touch"]
+        touch = "-"
+        if tc:
+            touch = "%d spans [%d-%d], %s [%s-%s] at %d s, %.0f tx/bk" % (
+                tc["spans_2m"]["p50"], tc["spans_2m"]["p10"], tc["spans_2m"]["p90"],
+                fmt_bytes(tc["pages_4k"]["p50"] * 4096), fmt_bytes(tc["pages_4k"]["p10"] * 4096),
+                fmt_bytes(tc["pages_4k"]["p90"] * 4096), tc["after_connected_s"], tc.get("transactions_per_backend") or 0)
+        out.append("%-12s %5s %9s %8s %10s %10s %9s %12s %10s %10s %11s  %s" % (
+            x["mode"], x["n"], in_unit_s(x["connect_s"], r), fmt_f(x["tps_window"], "%.0f"),
+            in_unit(x["p50_ns"], r), in_unit(x["p99_ns"], r), fmt_f(x["faults_per_backend"], "%.1f"),
+            fmt_bytes(x["mem_available_lost_per_backend"]), in_unit_s(x["exit_all_s"], r),
+            fmt_bytes(x["pt_delta"]), fmt_bytes(x["vmpte_per_backend"]), touch))
+    return "\n".join(out)

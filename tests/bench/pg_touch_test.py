@@ -1,0 +1,202 @@
+import mmap
+import os
+import shutil
+import subprocess
+import tempfile
+
+import tap
+
+import pgpoint
+
+t = tap.Tap()
+ROOT = tap.ROOT
+PG_TOUCH = os.path.join(ROOT, "build", "guest", "bin", "pg-touch")
+FIX = os.path.join(ROOT, "tests", "bench", "pg-touch-fixture", "pg")
+SCRIPT = os.path.join(ROOT, "workloads", "postgres", "guest", "pg-bench.sh")
+
+
+def run(*cmd):
+    return subprocess.run(list(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+
+
+# --- pg-touch on this process: pages written at known offsets ---------------
+if not os.access(PG_TOUCH, os.X_OK):
+    t.skip("pg-touch counts", "%s not built (make test-build)" % PG_TOUCH)
+else:
+    # 8 MiB, 2 MiB aligned inside a larger reservation so the span count is exact
+    big = mmap.mmap(-1, 12 << 20, flags=mmap.MAP_SHARED)
+    me = str(os.getpid())
+    r0 = run(PG_TOUCH, me, me)
+    base = None
+    for line in r0.stdout.splitlines():
+        if line.startswith("segment "):
+            base = int(line.split()[1], 16)
+    t.ok(r0.returncode == 0 and base is not None, "pg-touch finds this process's largest shared writable mapping",
+         r0.stdout + r0.stderr)
+    first = [l for l in r0.stdout.splitlines() if l.startswith(me + " ")]
+    t.ok(first == [me + " 0 0"], "nothing touched yet: 0 pages, 0 spans", first)
+    span = 2 << 20
+    a0 = ((base + span - 1) // span) * span - base  # first 2 MiB boundary inside
+    offs = [a0, a0 + 4096, a0 + 8192, a0 + span + 4096, a0 + 3 * span]
+    for o in offs:
+        big[o] = 1
+    r = run(PG_TOUCH, me, me, "4194303999")
+    lines = r.stdout.splitlines()
+    t.ok(me + " 5 3" in lines, "5 pages written in 3 different 2 MiB spans: '5 3'", lines)
+    t.ok(any(l.startswith("4194303999 - - ") for l in lines) and r.returncode == 1,
+         "a process that is gone is '- -' with the reason, exit 1", r.stdout + r.stderr)
+    r = run(PG_TOUCH, me, "12x")
+    t.ok(r.returncode == 2 and "'12x'" in r.stderr, "a bad PID is refused naming it, exit 2", r.stderr)
+    r = run(PG_TOUCH)
+    t.ok(r.returncode == 2 and "usage" in r.stderr, "no argument: usage, exit 2", r.stderr)
+    big.close()
+
+# --- the option ------------------------------------------------------------
+o = pgpoint.options(["--preset", "select", "--window", "5", "--touch", "0,5,20"])
+t.ok(o["touch"] == [0, 5, 20], "--touch 0,5,20 is read as guest seconds", o)
+for bad, want in ((["--window", "5", "--touch", "3"], "--touch 3 is inside the window of 5 s"),
+                  (["--window", "5", "--touch", "20,5"], "is not increasing"),
+                  (["--touch", "5s"], "--touch '5s'"),
+                  (["--touch", "10", "--touch", "20"], "given twice")):
+    try:
+        pgpoint.options(bad)
+        got = "accepted"
+    except pgpoint.PgError as e:
+        got = str(e)
+    t.ok(want in got, "%s is refused: %s" % (" ".join(bad), want), got)
+
+
+def point(backend, n=10, args=("--preset", "select", "--scale", "1", "--window", "5", "--touch", "0,5,10")):
+    return {"platform": "guest", "workload": "postgres", "backend": backend, "page": "4k", "size": "64M",
+            "size_bytes": 64 << 20, "write": "no", "workers": n, "args": list(args),
+            "id": "guest-%s-4k-w%d-s64M-postgres" % (backend, n)}
+
+
+why = pgpoint.check(point("mshare"))
+t.ok(why and "--touch on backend mshare" in why, "--touch on a backend with shared tables is refused, naming it", why)
+t.ok(pgpoint.check(point("anon")) is None, "--touch on anon is accepted", pgpoint.check(point("anon")))
+pts = [point("anon", 10), point("anon", 100), point("hugetlb-2m", 100, ("--preset", "select", "--scale", "1", "--window", "5"))]
+pts[2]["page"] = "2m"
+t.ok(pgpoint.max_connections(pts, pts[2]) == pgpoint.max_connections(pts, pts[0]) == 110,
+     "--touch does not change the server's max_connections (the segment is the same for every backend)",
+     [pgpoint.max_connections(pts, p) for p in pts])
+cmd = pgpoint.command(pts[0], 1, pts, "/out/pg")
+t.ok(cmd[-1] == "0,5,10" and pgpoint.command(pts[2], 1, pts, "/out/pg")[-1] == "-",
+     "pg-bench.sh gets the snapshot times, or '-' without them", cmd)
+
+# --- pg-bench.sh refuses bad snapshot times before anything runs -----------
+for args, want in ((["4k", "10", "64MB", "1", "5", "select", "20", "3"], "inside the window"),
+                   (["mshare-dax", "10", "64MB", "1", "5", "select", "20", "5"], "needs mode 4k"),
+                   (["4k", "10", "64MB", "1", "5", "select", "20", "5,x"], "comma-separated")):
+    d = tempfile.mkdtemp(prefix="pg-touch-test.")
+    r = run("sh", SCRIPT, os.path.join(d, "out"), "tag", *args)
+    t.ok(r.returncode == 2 and want in r.stderr and not os.path.exists(os.path.join(d, "out")),
+         "pg-bench.sh TOUCH_AT %s: exit 2 (%s), nothing made" % (args[-1], want), r.stderr)
+    shutil.rmtree(d)
+
+# --- the record's figures from a recorded guest run ------------------------
+frame = {"schema_version": 8, "tool": "mshare-bench",
+         "environment": {"platform": "guest", "kernel": "6.1.192", "clock": "guest-tcg-ns", "time_unit": "ns"}}
+
+
+def build(stem, p, touch_text=None):
+    d = tempfile.mkdtemp(prefix="pg-touch-test.")
+    tg = pgpoint.tag(p["id"], 1)
+    shutil.copy(os.path.join(FIX, stem + ".facts"), os.path.join(d, tg + ".facts"))
+    if touch_text is None and os.path.exists(os.path.join(FIX, stem + ".touch")):
+        touch_text = open(os.path.join(FIX, stem + ".touch")).read()
+    if touch_text is not None:
+        open(os.path.join(d, tg + ".touch"), "w").write(touch_text)
+    rec, note = pgpoint.build(p, 1, d, frame, {}, tap.HARNESS)
+    shutil.rmtree(d)
+    return rec, note
+
+
+rec, note = build("anon-c10", point("anon"))
+tch = (rec or {}).get("results", {}).get("touch") or {}
+sn = tch.get("snapshots") or []
+t.ok(rec is not None and [s["after_connected_s"] for s in sn] == [0, 5, 10], "three snapshots in the record", note)
+if len(sn) == 3:
+    s0, s5 = sn[0], sn[1]
+    # the fixture's lines, by hand: 10 backends, pages 1836..3658, 14 spans each at 0 s
+    t.ok(s0["backends"] == 10 and s0["pages_4k"]["min"] == 1836 and s0["pages_4k"]["max"] == 3658 and
+         s0["pages_4k"]["p50"] == 2555 and s0["spans_2m"]["p50"] == 14, "snapshot 0: the pages and spans of pg-touch's lines",
+         s0)
+    t.ok(s0["transactions"] == 1307 and s0["transactions_per_backend"] == 130.7 and s5["transactions"] == 6966,
+         "transactions by each snapshot from the facts (touch_tx_S), per backend", (s0["transactions"], s5["transactions"]))
+    t.ok(tch["segment_bytes"] == 74514432 and tch["spans_2m_in_segment"] == 36 and s0["fraction_of_spans_mean"] == round(14 / 36, 5)
+         and s0["pte_pages_bytes_per_backend_mean"] == 14 * 4096,
+         "fractions against the segment (74,514,432 bytes, 36 spans of 2 MiB)", tch)
+    t.ok(s5["pages_4k"]["mean"] >= s0["pages_4k"]["mean"] and sn[2]["pages_4k"]["mean"] >= s5["pages_4k"]["mean"],
+         "a backend's pages grow with the window", [s["pages_4k"]["mean"] for s in sn])
+res = (rec or {}).get("results", {})
+t.ok(res.get("time_s", {}).get("backends_exit_all") == 0.02, "the exit of all backends: backends_exit_cs 2 = 0.02 s",
+     res.get("time_s"))
+mem = res.get("memory", {})
+t.ok(mem.get("mem_available_lost_per_backend_bytes") == (mem["mem_available_before_bytes"] - mem["mem_available_end_bytes"]) // 10,
+     "MemAvailable lost per backend = (before - end) / N", mem)
+t.ok(res.get("workload", {}).get("ops_per_s") == res["faults"]["transactions"] / res["faults"]["window_s"],
+     "with snapshots the TPS is the window's (pgbench was stopped after them)", res.get("workload", {}).get("ops_per_s"))
+
+rec, note = build("anon-c10", point("anon"), "snapshot 0 1 2 0\ngarbage line here\n")
+t.ok(rec is not None and rec["results"]["touch"]["snapshots"][0].get("missing"),
+     "a snapshot without pg-touch's segment line is recorded missing, not as zeros", rec and rec["results"]["touch"])
+rec, note = build("anon-c10", point("anon"), "PID 1 2\n")
+t.ok(rec is not None and rec["results"]["touch"]["errors"] and not rec["results"]["touch"]["snapshots"],
+     "a touch file that does not start with a snapshot line: an error in the record, no figure",
+     rec and rec["results"]["touch"])
+rec, note = build("mshare-c10", point("mshare", args=("--preset", "select", "--scale", "1", "--window", "5")))
+t.ok(rec is not None and "touch" not in rec["results"] and rec["results"]["time_s"]["backends_exit_all"] is not None,
+     "without --touch: no touch figures, the exit time still", rec and rec["results"]["time_s"])
+
+# --- the DBA's side-by-side table and the projection with the measured touch
+import json  # noqa: E402
+import runrecords  # noqa: E402
+
+PROJECT = os.path.join(ROOT, "bench", "pg-dba-project")
+DBA_RUN = os.path.join(ROOT, "results", "postgres-dba-ref3-20261207T013328Z")
+d = tempfile.mkdtemp(prefix="pg-touch-run.")
+os.makedirs(os.path.join(d, "records"))
+pa = point("anon")
+pm = point("mshare", args=("--preset", "select", "--scale", "1", "--window", "5"))
+for stem, p in (("anon-c10", pa), ("mshare-c10", pm)):
+    rec, _ = build(stem, p)
+    pgpoint.write(rec, os.path.join(d, "records", "%s.r1.json" % p["id"]))
+json.dump({"points": [pa, pm], "name": "pg-touch-test"}, open(os.path.join(d, "manifest.json"), "w"))
+side = pgpoint.dba_side_by_side(runrecords.Run(d))
+rows = {l.split()[0]: l for l in side.splitlines()[2:]}
+t.ok(set(rows) == {"4k", "mshare-dax"}, "the side-by-side table has a row per mode", side)
+t.ok("4k" in rows and "14 spans [14-14]" in rows["4k"] and "at 10 s" in rows["4k"] and "1718 tx/bk" in rows["4k"],
+     "anon's row: each backend's 2 MiB spans at the last snapshot and its transactions", rows.get("4k"))
+t.ok("mshare-dax" in rows and rows["mshare-dax"].rstrip().endswith("-"),
+     "mshare's row: no touch (its tables are shared), shown '-', never 0", rows.get("mshare-dax"))
+if os.path.isdir(DBA_RUN):
+    r = run(PROJECT, DBA_RUN, "--touch-run", d, "--processes", "8000,16000", "--json")
+    try:
+        js = json.loads(r.stdout)
+    except ValueError:
+        js = {}
+    tf = js.get("touch_measured") or {}
+    t.ok(r.returncode == 0 and tf.get("fraction") == round(14 / 36, 5) and tf.get("n") == 10,
+         "pg-dba-project --touch-run takes the fraction of 2 MiB spans measured (14 of 36)", r.stderr + str(tf))
+    pj = {(x["processes"], x["touch"] is not None): x for x in js.get("projections", [])}
+    ok = set(pj) == {(8000, False), (16000, False), (8000, True), (16000, True)}
+    t.ok(ok, "projections at 8,000 and 16,000, full pass and measured touch", sorted(pj))
+    if ok:
+        full = [p for p in pj[(16000, False)]["projection"] if p["mode"] == "4k"][0]
+        meas = [p for p in pj[(16000, True)]["projection"] if p["mode"] == "4k"][0]
+        t.ok(meas["pagetables_all"]["value"] < full["pagetables_all"]["value"] and
+             meas["pagetables_all"]["label"] == full["pagetables_all"]["label"] == "modelled",
+             "4k with the measured touch needs less than the full pass, both labelled modelled",
+             (meas["pagetables_all"], full["pagetables_all"]))
+    r = run(PROJECT, DBA_RUN, "--touch-run", d, "--processes", "16000")
+    t.ok(r.returncode == 0 and "touching 38.89% of the segment's 2 MiB spans (MEASURED" in r.stdout and
+         "every backend touching all of it (touch fraction 1)" in r.stdout,
+         "the text labels the measured fraction and the full pass", r.stdout[-1500:])
+    r = run(PROJECT, DBA_RUN, "--touch-run", DBA_RUN)
+    t.ok(r.returncode == 1 and "no anon PostgreSQL record with touch snapshots" in r.stderr,
+         "a touch run without snapshots is refused, exit 1", r.stderr)
+else:
+    t.skip("pg-dba-project --touch-run", "%s is not in this tree" % DBA_RUN)
+shutil.rmtree(d)
+t.done()
