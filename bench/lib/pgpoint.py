@@ -711,6 +711,8 @@ def side_rows(run):
                         "tps_window": tx / win if tx is not None and win else None,
                         "p50_ns": lat.get("p50"), "p99_ns": lat.get("p99"),
                         "faults_per_backend": f["minflt"] / n if f.get("minflt") is not None and n else None,
+                        "first_pass_faults": ((((res.get("dba") or {}).get("first_pass") or {})
+                                               .get("minflt_per_backend")) or {}).get("mean"),
                         "mem_available_lost_per_backend": lost,
                         "exit_all_s": ts.get("backends_exit_all"),
                         "pt_delta": pt.get("meminfo_delta_bytes"), "vmpte_per_backend": pt.get("vmpte_per_worker_bytes"),
@@ -725,14 +727,14 @@ def dba_side_by_side(run):
         return ""
     rows.sort(key=lambda x: (x["n"] or 0, x["mode"] or ""))
     fmt_f = lambda v, spec: "-" if v is None else spec % v  # noqa: E731
+    hdr = "%-12s %5s %13s %7s %13s %13s %9s %8s %11s %13s %10s %9s  %s"
     out = ["What a DBA compares besides memory, per connection count (MEASURED in the window of each point; "
            "times in the record's clock unit; TPS per second of that clock; faults = minor faults of all backends "
-           "in the window / N; MemAvail lost = MemAvailable before the run minus at the snapshot, / N; exit all = "
+           "in the window / N; 1st pass = a backend's faults in its full pass (dba preset); MemAvail lost = MemAvailable before the run minus at the snapshot, / N; exit all = "
            "from pgbench's end to the last backend gone; touch = each backend's own 2 MiB spans and 4 KiB pages of "
            "the segment at the last snapshot (anon only: shared tables hide it), p50 [p10-p90])",
-           "%-12s %5s %9s %8s %10s %10s %9s %12s %10s %10s %11s  %s" % (
-               "mode", "N", "connect", "TPS", "p50", "p99", "faults/bk", "MemAvail/bk", "exit all", "PT delta",
-               "VmPTE/bk", "touch per backend")]
+           hdr % ("mode", "N", "connect", "TPS", "p50", "p99", "faults/bk", "1st pass", "MemAvail/bk", "exit all",
+                  "PT delta", "VmPTE/bk", "touch per backend")]
     for x in rows:
         r = x["record"]
         tc = x["touch"]
@@ -742,9 +744,10 @@ def dba_side_by_side(run):
                 tc["spans_2m"]["p50"], tc["spans_2m"]["p10"], tc["spans_2m"]["p90"],
                 fmt_bytes(tc["pages_4k"]["p50"] * 4096), fmt_bytes(tc["pages_4k"]["p10"] * 4096),
                 fmt_bytes(tc["pages_4k"]["p90"] * 4096), tc["after_connected_s"], tc.get("transactions_per_backend") or 0)
-        out.append("%-12s %5s %9s %8s %10s %10s %9s %12s %10s %10s %11s  %s" % (
+        out.append(hdr % (
             x["mode"], x["n"], in_unit_s(x["connect_s"], r), fmt_f(x["tps_window"], "%.0f"),
             in_unit(x["p50_ns"], r), in_unit(x["p99_ns"], r), fmt_f(x["faults_per_backend"], "%.1f"),
+            fmt_f(x["first_pass_faults"], "%.0f"),
             fmt_bytes(x["mem_available_lost_per_backend"]), in_unit_s(x["exit_all_s"], r),
             fmt_bytes(x["pt_delta"]), fmt_bytes(x["vmpte_per_backend"]), touch))
     return "\n".join(out)
