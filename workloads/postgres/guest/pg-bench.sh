@@ -301,8 +301,10 @@ fi
 # touch snapshots: -T covers the last one (after the window), with the
 # connecting margin and 10 s more; what is left then costs nothing
 # (pgbench is stopped, below).
+# A snapshot reads 4 MiB of pagemap per backend for a 2 GiB segment: 5
+# to 10 guest ms each at 500 backends (instruction clock); 40 allowed.
 if [ -n "$touch_at" ]; then
-	tt=$((touch_last + 10 + (2 * n * conn_ms + 999) / 1000))
+	tt=$((touch_last + 10 + (2 * n * conn_ms + 999) / 1000 + (n * 40 + 999) / 1000))
 	[ "$tt" -gt "$T" ] && T=$tt
 	fact touch_at "$touch_at"
 fi
@@ -342,7 +344,6 @@ touch_snapshot() {
 }
 touch_cs=
 [ -n "$touch_at" ] && : >"$out/$tag.touch"
-[ -n "$touch_at" ] && [ "${touch_at%%,*}" = 0 ] && touch_snapshot 0
 if [ "$workload" = dba ]; then
 	# Wait for every backend's pass; then PageTables and plan --pid
 	# (VmPTE and the segment's pages present, per backend).
@@ -401,6 +402,14 @@ if [ "$workload" = dba ]; then
 	# the window starts now: what is left of -T, from here
 	tc=$(date +%s)
 fi
+# Touch snapshots are timed from here (dba: the passes are done); the
+# window starts after the one at 0 (it takes seconds at 500 backends).
+[ -n "$touch_at" ] && fact connected_cs "$(now_cs)"
+tw=$tc
+if [ -n "$touch_at" ] && [ "${touch_at%%,*}" = 0 ]; then
+	touch_snapshot 0
+	tw=$(date +%s)
+fi
 # Start of the fault window: one read of every backend's stat.
 # shellcheck disable=SC2046,SC2086
 urgent
@@ -412,14 +421,14 @@ fact backends_in_stat_snapshot0 "$(grep -c . "$snap.stat0")"
 tlb0=$(tlb_shootdowns)
 # Halfway through what is left of pgbench's -T once all are connected
 # (a slow guest needs the margin: the snapshot itself takes seconds).
-left=$((T - (tc - ts)))
+left=$((T - (tw - ts)))
 # dba: the window is DURATION s (or half of what is left, if less):
 # -T has a generous margin there, which costs no host time (below).
 wl=$((left / 2))
 # (so with touch snapshots: -T reaches past them)
 { [ "$workload" = dba ] || [ -n "$touch_at" ]; } && [ "$dur" -lt "$wl" ] && wl=$dur
 fact window_planned_s "$wl"
-while [ $(($(date +%s) - tc)) -lt "$wl" ] && kill -0 $bpid 2>/dev/null; do sleep 1; done
+while [ $(($(date +%s) - tw)) -lt "$wl" ] && kill -0 $bpid 2>/dev/null; do sleep 1; done
 urgent
 pids=$(sorted $(backend_pids))
 # One snapshot of every backend's stat and status files (two
