@@ -149,7 +149,7 @@ def points_script(sweep, todo):
                          "END {exit !f}'; then %s environment --json >pg/%s.frame.json 2>logs/%s.log; "
                          "$T %s >>logs/%s.log 2>&1; else echo 'backend not usable in this guest' >logs/%s.log; false; fi; "
                          "echo \"%s r%d $?\" >>status" % (
-                             p["id"], k, h, shlex.quote(p["backend"]), h, name, name,
+                             p["id"], k, h, shlex.quote(pgpoint.usable_row(p["backend"])), h, name, name,
                              " ".join(shlex.quote(c) for c in cmd), name, name, p["id"], k))
             continue
         cmd = sweep.harness_command(p, "/out/records/%s.json" % name)
@@ -270,7 +270,7 @@ def _boot(sweep, todo, clock, root, start, offset, total):
             except FileExistsError:
                 result.failed.append((p["id"], k, "a record already exists; the guest's copy stays in %s" % src))
             continue
-        usable, why = listing.get(p["backend"], (True, ""))
+        usable, why = listing.get(pgpoint.usable_row(p["backend"]) if pgpoint.is_pg(p) else p["backend"], (True, ""))
         if not usable:
             result.skipped[p["id"]] = "guest: " + why
         elif (p["id"], k) in pg_failed:

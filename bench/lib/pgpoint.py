@@ -51,6 +51,18 @@ WORKLOAD = "postgres"
 # The sweep's backend -> pg-common.sh's mode.
 MODE = {"anon": "4k", "hugetlb-2m": "hugetlb-2m", "mshare": "mshare-dax", "mshare-anon": "mshare-shmem",
         "mshare-2025-file": "mshare-2025-dax"}
+# Which row of the guest's `mshare-bench backends` says whether a point's
+# backend can run there: the backend's own, except where that row asks for
+# the harness's --path (mshare-2025-file: "needs --path FILE"), which a
+# PostgreSQL point never gives (pg-mshare.so makes its file on /mnt/pmem):
+# then the design's row without a file.
+USABLE_ROW = {"mshare-2025-file": "mshare-2025"}
+
+
+def usable_row(backend):
+    return USABLE_ROW.get(backend, backend)
+
+
 # ... and back, for records of bench/pg-sweep.
 BACKEND_OF_MODE = {m: b for b, m in MODE.items()}
 OLD_WORKLOADS = ("pgbench-select", "pgbench-dba")

@@ -199,4 +199,29 @@ if os.path.isdir(DBA_RUN):
 else:
     t.skip("pg-dba-project --touch-run", "%s is not in this tree" % DBA_RUN)
 shutil.rmtree(d)
+
+# --- the 2025 design's point is started where the design is there ---------
+# (its own row asks for the harness's --path, which a PostgreSQL point never
+# gives: the guest checks the design's row instead)
+import guest  # noqa: E402
+import types  # noqa: E402
+
+p25 = point("mshare-2025-file", args=("--preset", "select", "--scale", "1", "--window", "5"))
+sw = types.SimpleNamespace(points=[p25], timeout=0, manifest={"run_dir": "/tmp/x"})
+script = guest.points_script(sw, [(p25, 1)])
+line = [l for l in script.splitlines() if "/guest/pg/pg-bench.sh" in l][0]
+t.ok("-v b=mshare-2025 " in line, "points.sh checks the row of the 2025 design (mshare-2025), not the file backend's",
+     line[:300])
+cond = line.split("if ", 1)[1].split("; then", 1)[0]
+listing = "mshare-2025      yes      msharefs region\nmshare-2025-file no       needs --path FILE or --path DIR\n"
+fake = tempfile.mkdtemp(prefix="pg-touch-test.")
+open(os.path.join(fake, "h"), "w").write("#!/bin/sh\nprintf '%s'\n" % listing)
+os.chmod(os.path.join(fake, "h"), 0o755)
+hq = cond.split(" backends", 1)[0]
+r = subprocess.run(["sh", "-c", cond.replace(hq, os.path.join(fake, "h"), 1)])
+t.ok(r.returncode == 0, "with the design there and its file row asking for --path, the point starts", cond)
+open(os.path.join(fake, "h"), "w").write("#!/bin/sh\nprintf 'mshare-2025      no       msharefs not registered\\n'\n")
+r = subprocess.run(["sh", "-c", cond.replace(hq, os.path.join(fake, "h"), 1)])
+t.ok(r.returncode != 0, "without the design (6.1 kernel) it is not started", cond)
+shutil.rmtree(fake)
 t.done()
