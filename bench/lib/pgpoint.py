@@ -678,6 +678,7 @@ def tables(run):
     if not rows:
         return ""
     side = dba_side_by_side(run)
+    touch = touch_table(run)
     out = ["", "PostgreSQL points (pgbench; measured left of '|', '-' = not measured, never 0; the planner's 4k "
            "figures right of it are MODELLED, whole segment touched). Times in each record's clock unit: ms and s, "
            "or M and G guest instructions under the instruction clock; TPS per second of that clock",
@@ -692,7 +693,42 @@ def tables(run):
                     "p99", "instr/tx")] + dba
     if side:
         out += ["", side]
+    if touch:
+        out += ["", touch]
     return "\n".join(out) + "\n"
+
+
+def touch_table(run):
+    """How much of the segment each backend maps, per point and snapshot
+    (results.touch): '' when no record has touch snapshots."""
+    out = []
+    for x in sorted(side_rows(run), key=lambda x: (x["n"] or 0, x["mode"] or "")):
+        t = (x["record"].get("results") or {}).get("touch")
+        if not t:
+            continue
+        for sn in t.get("snapshots") or []:
+            if sn.get("missing") or not sn.get("spans_2m"):
+                out.append("%-12s %5s %5s  not measured: %s" % (x["mode"], x["n"], sn.get("after_connected_s"),
+                                                                sn.get("missing") or "no figures"))
+                continue
+            sp, pg = sn["spans_2m"], sn["pages_4k"]
+            out.append("%-12s %5s %5s %7s %9s %8s %16s %16s %8s %9s %9s" % (
+                x["mode"], x["n"], sn["after_connected_s"],
+                "-" if sn.get("taken_after_connected_s") is None else "%.1f" % sn["taken_after_connected_s"],
+                "-" if sn.get("transactions_per_backend") is None else "%.0f" % sn["transactions_per_backend"],
+                sn["backends"], "%d / %d / %d" % (sp["p10"], sp["p50"], sp["p90"]),
+                "%d / %d / %d" % (pg["p10"], pg["p50"], pg["p90"]), "%.1f" % sp["mean"],
+                "%.2f%%" % (100 * sn["fraction_of_spans_mean"]), "%.2f%%" % (100 * sn["fraction_of_pages_mean"])))
+    if not out:
+        return ""
+    return "\n".join(["How much of the segment each backend maps (MEASURED: its own page tables, /proc/PID/pagemap; "
+                      "anon only; S = the snapshot's guest s after all connected, taken = when it was taken; tx/bk = "
+                      "transactions ended by then per backend; spans = 2 MiB spans with a page present (= PTE pages), "
+                      "pages = 4 KiB pages present, p10 / p50 / p90 over the backends; fractions = means / the "
+                      "segment's)",
+                      "%-12s %5s %5s %7s %9s %8s %16s %16s %8s %9s %9s" % (
+                          "mode", "N", "S", "taken", "tx/bk", "backends", "spans p10/50/90", "pages p10/50/90",
+                          "spans", "of spans", "of pages")] + out)
 
 
 def _touch_last(res):

@@ -170,6 +170,9 @@ t.ok("4k" in rows and "14 spans [14-14]" in rows["4k"] and "at 10 s" in rows["4k
      "anon's row: each backend's 2 MiB spans at the last snapshot and its transactions", rows.get("4k"))
 t.ok("mshare-dax" in rows and rows["mshare-dax"].rstrip().endswith("-"),
      "mshare's row: no touch (its tables are shared), shown '-', never 0", rows.get("mshare-dax"))
+tt = pgpoint.touch_table(runrecords.Run(d)).splitlines()[2:]
+t.ok(len(tt) == 3 and all(l.split()[0] == "4k" and "14 / 14 / 14" in l for l in tt) and
+     "1836 / 2555 / 3611" in tt[0], "the touch table: a row per anon snapshot, spans and pages p10/p50/p90", tt)
 if os.path.isdir(DBA_RUN):
     r = run(PROJECT, DBA_RUN, "--touch-run", d, "--processes", "8000,16000", "--json")
     try:
