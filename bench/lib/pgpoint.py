@@ -549,9 +549,14 @@ def build(p, k, pgdir, frame, backend_facts, harness, manifest=None):
                 "attach": conn_ms / 1000.0 / n if conn_ms is not None else None,
                 "connect_all": conn_ms / 1000.0 if conn_ms is not None else None,
                 "connected_after": num(facts, "connected_after_s"),
-                # pgbench's end closes every connection: until none is left
+                # pgbench, continued after its -T, closes every connection:
+                # from that SIGCONT until no backend is left (earlier
+                # records, no "backends_exit_from": from pgbench's exit,
+                # by when most backends had gone: not the exit's cost)
                 "backends_exit_all": num(facts, "backends_exit_cs") / 100.0
-                if num(facts, "backends_exit_cs") is not None else None,
+                if num(facts, "backends_exit_cs") is not None and facts.get("backends_exit_from") == "cont" else None,
+                "backends_exit_from": "pgbench continued after its -T (it then closes every connection) to the last "
+                                      "backend gone" if facts.get("backends_exit_from") == "cont" else None,
                 "total": o["window"],
             },
             "workload": {
@@ -582,9 +587,11 @@ def build(p, k, pgdir, frame, backend_facts, harness, manifest=None):
         rec["results"]["dba"] = dba_results(facts, pgdir, t, rec, mode)
     if o["touch"]:
         rec["results"]["touch"] = touch_results(facts, os.path.join(pgdir, t + ".touch"), n)
+    if o["preset"] != "dba" and num(facts, "pgbench_stopped_s") is not None:
         rec["results"]["workload"]["ops_per_s"] = pgdba.window_tps(commits, rec["results"]["faults"]["window_s"])
         rec["results"]["workload"]["ops_per_s_source"] = ("the window's transactions per second of the clock (pgbench "
-                                                          "was stopped after the touch snapshots)")
+                                                          "was stopped after the window%s)" % (
+                                                              " and the touch snapshots" if o["touch"] else ""))
     missing = [what for key, what in NEEDED if dotted(rec["results"], key) is None]
     if o["preset"] == "dba":
         missing += [what for key, what in DBA_NEEDED if dotted(rec["results"], key) is None]

@@ -53,8 +53,10 @@
 # page tables (pg-touch, /proc/PID/pagemap) go to TAG.touch, and the
 # transactions done by then to the facts (touch_tx_<S>). pgbench's -T
 # covers the last one; pgbench is then stopped as for dba (below).
-# After pgbench's end (it closes its connections): the guest time until
-# every backend has exited (backends_exit_cs, 1/100 s).
+# The exit of all N backends: pgbench, stopped after the window (below),
+# is continued once its -T has run out; it then closes its N connections
+# and ends. backends_exit_cs = from that SIGCONT to the last backend
+# gone (1/100 s of the guest's clock).
 # Progress on the console: "pg-bench: ..." lines.
 . "$(dirname "$0")/pg-common.sh"
 out=$1 tag=$2 mode=$3 n=$4 sb=$5 scale=$6 dur=$7 workload=$8 maxc=$9 touch_at=${10:-}
@@ -480,7 +482,8 @@ done
 	fact mem_free_kb_end "$mfr1"
 	fact snapshot_cs "$snapshot_cs"
 }
-# dba: pgbench is stopped (SIGSTOP) right after the window until its
+# pgbench is stopped (SIGSTOP) right after the window (and the touch
+# snapshots) until its
 # -T has run out, then continued: it ends at once, with its summary.
 # Meanwhile the guest idles, and an idle guest's clock jumps ahead
 # under --clock instructions and tcg (QEMU -icount sleep=off): the
@@ -488,23 +491,30 @@ done
 # cost about 16 host s per guest s under TCG (context switches).
 # Transactions in flight at the stop end after the window: none is
 # counted in it. pgbench's own TPS and latency average include the
-# stop (the record uses the window's, from its log).
-if { [ "$workload" = dba ] || [ -n "$touch_at" ]; } && kill -STOP $bpid 2>/dev/null; then
+# stop (the record uses the window's, from its log). (Until Dec 7 the
+# select preset without touch snapshots let pgbench run to its end.)
+stopped=
+e_a=
+if kill -STOP $bpid 2>/dev/null; then
+	stopped=yes
 	t1=$(date +%s)
 	while [ $(($(date +%s) - ts)) -le "$T" ]; do sleep 1; done
+	urgent
+	e_a=$(now_cs)
 	kill -CONT $bpid
+	calm
 	fact pgbench_stopped_s $(($(date +%s) - t1))
 fi
 wait $bpid
 fact pgbench_rc $?
-# pgbench has closed its connections: every backend exits now.
+# pgbench has closed its connections: the last backends exit now.
 urgent
-e_a=$(now_cs)
 i=0
 while [ -n "$(backend_pids)" ] && [ $i -lt 1200 ]; do i=$((i + 1)); sleep 0.1; done
 e_b=$(now_cs)
 calm
-if [ -z "$(backend_pids)" ]; then fact backends_exit_cs $((e_b - e_a)); else fact backends_exit_cs ""; fi
+if [ -n "$e_a" ] && [ -z "$(backend_pids)" ]; then fact backends_exit_cs $((e_b - e_a)); else fact backends_exit_cs ""; fi
+fact backends_exit_from cont
 sed 's/^/pgbench: /' "$PGRUN/pgb/out.txt" >>"$f"
 # Per-transaction log: client, tx, latency_us, script, epoch, us
 # (the time the transaction ended). Transactions in the fault window:
@@ -513,7 +523,7 @@ sed 's/^/pgbench: /' "$PGRUN/pgb/out.txt" >>"$f"
 # minutes of host time): the window's latencies, counted and sorted.
 # (touch snapshots: pgbench is stopped after them, which a transaction
 # in flight would count in its latency: the window's only, as for dba)
-if [ "$workload" = dba ] || [ -n "$touch_at" ]; then
+if [ "$workload" = dba ] || [ -n "$stopped" ]; then
 	# latencies of the transactions in the window only (no pass)
 	cat "$PGRUN"/pgb/pgbench_log.* 2>/dev/null |
 		awk -v a="$w0" -v b="$w1" '{t = $5 * 100 + int($6 / 10000)} t > a && t <= b {print $3}' >"$PGRUN/pgb/lat.w"
@@ -530,7 +540,7 @@ if [ -n "$touch_cs" ]; then
 	{ t = $5 * 100 + int($6 / 10000); for (i = 1; i <= k; i++) if (t <= at[i]) c[i]++ }
 	END { for (i = 1; i <= k; i++) printf "touch_tx_%s=%d\n", name[i], c[i] + 0 }' >>"$f"
 fi
-if [ "$workload" != dba ] && [ -z "$touch_at" ]; then
+if [ "$workload" != dba ] && [ -z "$stopped" ]; then
 	cat "$PGRUN"/pgb/pgbench_log.* 2>/dev/null | awk '{print $3}' | sort -n >"$PGRUN/pgb/lat"
 fi
 cnt=$(wc -l <"$PGRUN/pgb/lat")
