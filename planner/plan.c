@@ -48,7 +48,9 @@ static const struct opt plan_options[P_COUNT + 1] = {
 						   "largest is the main plan's", false },
 	[P_TOUCH_FRACTION] = { "touch-fraction", "F", "share of the region's 2 MiB spans each process touches,\n"
 						    "densely from its start, 0 < F <= 1 (default 1: all;\n"
-						    "measured PostgreSQL backends under pgbench -S: 0.90)", false },
+						    "measured PostgreSQL backends at 2 GB of buffers: 0.90\n"
+						    "after a full pass over 7/8 of them, 0.07-0.08 after\n"
+						    "pgbench -S at scale 8, whose data fills 6% of them)", false },
 	[P_READS] = { "reads", "F|P%|Nblocks", "the DBA's unit: how much of the buffers one process\n"
 					      "reads, as a fraction (0.004), a percentage (0.4%) or a\n"
 					      "number of blocks (5000blocks); converted to 2 MiB spans\n"
