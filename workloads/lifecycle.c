@@ -70,6 +70,7 @@
 #include "clock.h"
 #include "futex.h"
 #include "json.h"
+#include "lock_stat.h"
 #include "workload.h"
 
 enum { P_RANGE, P_SPINNERS, P_ROUNDS, P_TOUCH_STRIDE };
@@ -349,40 +350,15 @@ static void kprobes_add(struct lc_shared *sh)
 	sh->available[S_KPROBE] = true;
 }
 
-/* lock_stat: sum the class lines whose name holds `pat` (a class line is
- * "name: " followed by 12 numbers; rwsems have -W and -R lines). */
+/* lock_stat: the sums of the class lines whose name holds one of pats[]
+ * (lock_stat.h). */
 static void lock_group(const char *text, const char *const *pats, int64_t *con, int64_t *wait_ns, int64_t *acq)
 {
-	*con = *wait_ns = *acq = 0;
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		const char *colon = strstr(p, ": ");
-		const char *eol = strchr(p, '\n');
-		if (!colon || (eol && colon > eol))
-			continue;
-		bool match = false;
-		for (const char *const *pat = pats; *pat; pat++) {
-			const char *m = strstr(p, *pat);
-			if (m && m < colon)
-				match = true;
-		}
-		if (!match)
-			continue;
-		double f[12];
-		const char *q = colon + 1;
-		int i;
-		for (i = 0; i < 12; i++) {
-			char *e;
-			f[i] = strtod(q, &e);
-			if (e == q)
-				break;
-			q = e;
-		}
-		if (i < 12)
-			continue; /* a call-site line, not a class line */
-		*con += (int64_t)f[1];
-		*wait_ns += (int64_t)(f[4] * 1000.0 + 0.5); /* lock_stat prints us */
-		*acq += (int64_t)f[7];
-	}
+	struct lock_stat_figures f;
+	lock_stat_group(text, pats, NULL, &f);
+	*con = f.contentions;
+	*wait_ns = f.wait_ns;
+	*acq = f.acquisitions;
 }
 
 static char big[4 << 20]; /* /proc/lock_stat is long; worker 0 only (touched before the first operation) */
