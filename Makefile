@@ -133,7 +133,8 @@ test-deb: test-build
 
 # The counters flavour (issue 42; kernel flavour mshare-counters: vmstat TLB
 # flush counts and LOCK_STAT on 6.1 + v1). `make test` runs
-# tests/kernel/lifecycle-counters.sh when the kernel cache holds its image;
+# tests/kernel/lifecycle-counters.sh and lifecycle-fault-locks.sh when the
+# kernel cache holds its image;
 # `make test-counters` builds (or copies) build/kernel-counters/ first.
 .PHONY: test-counters
 test-counters: test-build

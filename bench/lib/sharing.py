@@ -92,6 +92,14 @@ def fault_locks_records(run):
     return _records(run, "fault-locks")
 
 
+def fmt_time(v, unit):
+    """clocks.fmt_time, with seconds from 1 s on (waits summed over a
+    thousand workers run to minutes)."""
+    if unit == "ns" and v is not None and abs(float(v)) >= 1e9:
+        return "%.4g s" % (float(v) / 1e9)
+    return clocks.fmt_time(v, unit)
+
+
 def count(v):
     return "{:,}".format(int(round(v))) if v is not None else "?"
 
@@ -120,7 +128,7 @@ def op_text(record, op):
     if not o.get("rounds"):
         return "refused (%s)" % o.get("errno", "?") if o.get("refused") else "not done"
     unit = clocks.unit(record)
-    parts = [clocks.fmt_time(op_time(record, op), unit)]
+    parts = [fmt_time(op_time(record, op), unit)]
     for key, words in COUNTS:
         v = op_count(record, op, key)
         if v is None or (key == "kprobe_do_flush_tlb_all" and v == 0):
@@ -196,9 +204,9 @@ def fault_locks_lines(run):
             faults = (number(lookup(fc, "faults.count")) or 0) + (number(lookup(fc, "preempted.faults")) or 0)
             slept = number(lookup(fc, "slept_faults.count"))
             ls = lookup(r, "results.workload.lock_stat")
-            text = "%s: %s faults, %s slept (p50 %s)" % (count(workers), count(faults), count(slept),
-                                                        clocks.fmt_time(number(lookup(fc, "slept_faults.p50")), unit)
-                                                        if slept else "-")
+            text = "%s: %s faults, %s slept" % (count(workers), count(faults), count(slept))
+            if slept:
+                text += " (p50 %s)" % fmt_time(number(lookup(fc, "slept_faults.p50")), unit)
             if isinstance(ls, dict):
                 text += ", mmap_lock %s contentions" % count(ls.get("mmap_lock_contentions"))
                 if backend.startswith("mshare"):
@@ -207,7 +215,7 @@ def fault_locks_lines(run):
                 top = (ls.get("most_contended") or [None])[0]
                 if top:
                     text += ", most contended %s %s (wait %s)" % (top.get("class"), count(top.get("lock_contentions")),
-                                                                 clocks.fmt_time(top.get("lock_wait_ns"), unit))
+                                                                 fmt_time(top.get("lock_wait_ns"), unit))
             else:
                 text += ", no lock_stat (%s)" % lookup(r, "results.workload.lock_stat_unavailable_why")
             parts.append(text)
