@@ -100,26 +100,52 @@ static int fl_prepare(const union workload_value *v, const char *const *text, si
 	return 0;
 }
 
-static char big[4 << 20]; /* /proc/lock_stat is long; worker 0 only, touched before the window */
-
-static int read_all(const char *path, char *buf, size_t len)
+/* Read /proc/lock_stat in pieces of whole lines through a buffer on the
+ * stack, adding each piece to the groups and the most contended classes.
+ * Not one big buffer: touching megabytes of it would give worker 0 page-table
+ * pages of its own that the record's page-table figures would count. */
+static int lock_stat_read(struct fl_shared *sh)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
+	char buf[16384];
+	size_t have = 0;
+	int fd = open("/proc/lock_stat", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
-	while (got + 1 < len) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
+	memset(sh->group, 0, sizeof(sh->group));
+	sh->top_n = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		have += (size_t)n;
+		buf[have] = '\0';
+		char *end = n == 0 ? buf + have : strrchr(buf, '\n');
+		if (!end) {
+			if (have + 1 < sizeof(buf))
+				continue;
+			end = buf + have; /* a line longer than the buffer: cut */
+		}
+		char keep = *end;
+		*end = '\0';
+		for (int g = 0; g < G_COUNT; g++)
+			lock_stat_group_add(buf, group_pats[g], NULL, &sh->group[g]);
+		sh->top_n = lock_stat_top_more(buf, sh->top, FL_TOP, sh->top_n);
+		*end = keep;
+		if (n == 0)
 			break;
-		got += (size_t)n;
+		size_t used = (size_t)(end - buf) + (keep == '\n');
+		memmove(buf, buf + used, have - used);
+		have -= used;
 	}
 	close(fd);
-	buf[got] = '\0';
-	return (int)got;
+	return 0;
 }
 
 static int lock_stat_clear(char *why, size_t why_len)
@@ -187,7 +213,6 @@ static int fl_run(struct workload_ctx *ctx, char *err, size_t err_len)
 		}
 		usleep(1000);
 	}
-	memset(big, 0, sizeof(big)); /* no fault on it inside the window */
 	sh->cpus_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	sh->lock_stat = lock_stat_clear(sh->why, sizeof(sh->why)) == 0;
 	int cpu = sched_getcpu();
@@ -210,14 +235,10 @@ static int fl_run(struct workload_ctx *ctx, char *err, size_t err_len)
 	sh->window_ns = clock_now_ns() - t0;
 	if (!sh->lock_stat)
 		return 0;
-	if (read_all("/proc/lock_stat", big, sizeof(big)) <= 0) {
+	if (lock_stat_read(sh) != 0) {
 		sh->lock_stat = false;
 		snprintf(sh->why, sizeof(sh->why), "cannot read /proc/lock_stat after the touch: %s", strerror(errno));
-		return 0;
 	}
-	for (int g = 0; g < G_COUNT; g++)
-		lock_stat_group(big, group_pats[g], NULL, &sh->group[g]);
-	sh->top_n = lock_stat_top(big, sh->top, FL_TOP);
 	return 0;
 }
 

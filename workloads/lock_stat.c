@@ -46,6 +46,12 @@ void lock_stat_group(const char *text, const char *const *include, const char *c
 		     struct lock_stat_figures *f)
 {
 	memset(f, 0, sizeof(*f));
+	lock_stat_group_add(text, include, exclude, f);
+}
+
+void lock_stat_group_add(const char *text, const char *const *include, const char *const *exclude,
+			 struct lock_stat_figures *f)
+{
 	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		const char *eol = strchr(p, '\n'), *end;
 		struct lock_stat_figures l;
@@ -61,7 +67,11 @@ void lock_stat_group(const char *text, const char *const *include, const char *c
 
 int lock_stat_top(const char *text, struct lock_stat_class *top, int n)
 {
-	int found = 0;
+	return lock_stat_top_more(text, top, n, 0);
+}
+
+int lock_stat_top_more(const char *text, struct lock_stat_class *top, int n, int found)
+{
 	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		const char *eol = strchr(p, '\n'), *end;
 		struct lock_stat_figures l;

@@ -28,6 +28,10 @@ struct lock_stat_figures {
 void lock_stat_group(const char *text, const char *const *include, const char *const *exclude,
 		     struct lock_stat_figures *f);
 
+/* The same, added to f (a text read in pieces of whole lines). */
+void lock_stat_group_add(const char *text, const char *const *include, const char *const *exclude,
+			 struct lock_stat_figures *f);
+
 struct lock_stat_class {
 	char name[64];
 	struct lock_stat_figures f;
@@ -36,5 +40,8 @@ struct lock_stat_class {
 /* The n class lines with the most contentions (more than 0), most first;
  * returns how many were found (<= n). */
 int lock_stat_top(const char *text, struct lock_stat_class *top, int n);
+/* The same, into top[] already holding `found` classes (pieces of whole
+ * lines); returns how many it holds now. */
+int lock_stat_top_more(const char *text, struct lock_stat_class *top, int n, int found);
 
 #endif
