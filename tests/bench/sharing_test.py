@@ -19,6 +19,8 @@ REPORT = os.path.join(ROOT, "bench", "report")
 PLOT = os.path.join(ROOT, "plots", "plot-run")
 LC = os.path.join(ROOT, "results", "lifecycle-20261207T152826Z")
 DEFAULT = os.path.join(ROOT, "results", "default-20261207T145351Z")
+FL = os.path.join(ROOT, "results", "fault-locks-20261207T174459Z")
+FL_MS = "guest-mshare-4k-w1000-s8M-fault-locks-write"
 DAX = "guest-file-4k-w1000-s64M-lifecycle-write"
 MS = "guest-mshare-4k-w1000-s64M-lifecycle-write"
 HEAD = "what sharing costs"
@@ -95,6 +97,34 @@ try:
     rd = tap.run([HEADLINE, DEFAULT])
     t.ok(rd.stdout and not block(rd.stdout) and "concurrent first touches" not in rd.stdout,
          "headline of the default run (no lifecycle or fault-locks records): no such block", rd.stdout[-500:])
+
+    # --- bench/headline: concurrent first touches (fault-locks)
+    r = tap.run([HEADLINE, FL])
+    fl = [x for x in r.stdout.splitlines() if x.startswith("concurrent first touches")]
+    ms_line = [x for x in r.stdout.splitlines() if x.strip().startswith("mshare over 8 MiB")]
+    flr = json.load(open(os.path.join(FL, "records", FL_MS + ".r1.json")))
+    nested = flr["results"]["workload"]["lock_stat"]["mmap_lock_nested_acquisitions"]
+    slept = flr["results"]["fault_cost"]["slept_faults"]["count"]
+    t.ok(fl and "4371adac3b472e64" in fl[0] and "times emulated" in fl[0] and ms_line
+         and ("1,000: " in ms_line[0]) and ("nested: {:,} acquisitions".format(nested) in ms_line[0])
+         and ("{:,} slept".format(slept) in ms_line[0]),
+         "headline of the fault-locks run: per backend and worker count, the slept faults (%d) and the mshare host "
+         "mm's nested mmap_lock acquisitions (%d) at 1,000 workers, as in the record" % (slept, nested),
+         (fl[:1] + ms_line)[:2])
+    flalt = os.path.join(d, "fl-altered")
+    os.makedirs(os.path.join(flalt, "records"))
+    shutil.copy(os.path.join(FL, "manifest.json"), flalt)
+    for p in glob.glob(os.path.join(FL, "records", "*.json")):
+        shutil.copy(p, os.path.join(flalt, "records"))
+    flr["results"]["workload"]["lock_stat"] = False
+    flr["results"]["workload"]["lock_stat_unavailable_why"] = "no lock_stat in this altered record"
+    with open(os.path.join(flalt, "records", FL_MS + ".r1.json"), "w") as f:
+        json.dump(flr, f)
+    r = tap.run([HEADLINE, flalt])
+    ms_line = [x for x in r.stdout.splitlines() if x.strip().startswith("mshare over 8 MiB")]
+    t.ok(ms_line and "no lock_stat (no lock_stat in this altered record)" in ms_line[0]
+         and "nested: {:,}".format(nested) not in ms_line[0],
+         "headline: a record without lock_stat says why instead of figures", ms_line[:1])
 
     # --- bench/compare
     r = tap.run([COMPARE, LC, alt])
