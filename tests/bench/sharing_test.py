@@ -156,6 +156,9 @@ try:
             for x in f:
                 v = x.split()
                 got[int(v[0])] = dict(zip(head[1:], v[1:]))
+    t.ok(r.returncode == 0 and not glob.glob(os.path.join(alt, "plots", "3-fault-latency*")),
+         "plot-run of a lifecycle run: exit 0, no figure 3 (its workers time no touch: faults per worker 0)",
+         r.stderr[-800:])
     t.ok(os.path.exists(svg) and os.path.getsize(svg) > 0 and svg in r.stdout.split()
          and got.get(1000, {}).get("c1") == repr(777777.0 + 1),
          "plot-run: figure 9 (what sharing costs) drawn; its table holds the record's count + 1 (DAX 4K truncate "
