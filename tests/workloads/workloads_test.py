@@ -304,6 +304,7 @@ def test_bad_params():
         ("scan", "--stride", "4K"), ("scan", "--dop", "x"), ("scan", "--granule", "1K"),
         ("redo", "--writers", "0"), ("redo", "--record-size", "100"), ("redo", "--log-size", "999G"),
         ("connect-storm", "--working-set", "0"), ("connect-storm", "--working-set", "1T"),
+        ("lifecycle", "--file", "relative/data"),
     ]
     with tempfile.TemporaryDirectory() as d:
         for w, opt, value in bad:
@@ -342,6 +343,21 @@ def test_lifecycle():
              f"lifecycle: counts only from the sources available ({sorted(c)})")
         t.ok(w.get("file", "").startswith(d) and counters(rec).get("rounds") == 2,
              f"lifecycle: the file behind the mapping found through map_files ({w.get('file')}), 2 rounds counted")
+        data = os.path.join(d, "named-data")
+        rc, rec, err = run("lifecycle", "--path", data, "--file", data, "--write", "--spinners", "0",
+                           "--range", "1M", backend="file", size="4M", workers=2)
+        w = wl(rec) if rec else {}
+        ops = w.get("ops") or {}
+        t.ok(rc == 0 and w.get("file_via") == "--file" and w.get("file") == data
+             and all((ops.get(n) or {}).get("rounds") == 1 for n in ("punch_hole", "truncate")),
+             f"lifecycle --file: the named file is punched and truncated ({w.get('file')} via {w.get('file_via')})")
+        rc, rec, err = run("lifecycle", "--path", data + "2", "--file", os.path.join(d, "missing"), "--spinners", "0",
+                           backend="file", size="4M", workers=2)
+        ops = (wl(rec).get("ops") or {}) if rec else {}
+        t.ok(rc == 0 and (ops.get("punch_hole") or {}).get("errno") == "ENOENT"
+             and "--file" in (ops.get("truncate") or {}).get("refused", ""),
+             f"lifecycle --file of a missing file: punch and truncate refused with ENOENT, saying --file "
+             f"({ops.get('punch_hole')})")
         rc, rec, err = run("lifecycle", "--rounds", "1", "--spinners", "0", backend="anon", workers=2, size="4M")
         t.ok(rc != 0 and "attach" in err + json.dumps(rec or {}),
              f"lifecycle on anon: the attach after munmap is refused (shared only through fork) and the run says so "
