@@ -81,6 +81,7 @@ test:
 	$(call cached_tier,mshare-2025-debug,MSHARE_2025_DEBUG_TESTS,test-2025-debug) \
 	$(call cached_tier,mshare-deb,MSHARE_DEB_TESTS,test-deb) \
 	$(call cached_tier,mshare-counters,MSHARE_COUNTERS_TESTS,test-counters) \
+	$(call cached_tier,mshare-2025-counters,MSHARE_2025_COUNTERS_TESTS,test-2025-counters) \
 	tests/run-tests.sh
 
 # $(call cached_tier,FLAVOUR,VARIABLE,TARGET): shell text for the test recipe.
@@ -133,12 +134,22 @@ test-deb: test-build
 
 # The counters flavour (issue 42; kernel flavour mshare-counters: vmstat TLB
 # flush counts and LOCK_STAT on 6.1 + v1). `make test` runs
-# tests/kernel/lifecycle-counters.sh when the kernel cache holds its image;
+# tests/kernel/lifecycle-counters.sh and lifecycle-fault-locks.sh when the
+# kernel cache holds its image;
 # `make test-counters` builds (or copies) build/kernel-counters/ first.
 .PHONY: test-counters
 test-counters: test-build
 	@$(MAKE) --no-print-directory kernel-counters
 	@MSHARE_COUNTERS_TESTS=1 TEST_FILTER=kernel/lifecycle tests/run-tests.sh
+
+# The 6.12 counters flavour (issue 42; mshare-2025-counters: 6.12 + v3 with
+# the vmstat TLB counts, LOCK_STAT and kprobe events). `make test` runs
+# tests/kernel-2025/counters.sh when the kernel cache holds its image;
+# `make test-2025-counters` builds (or copies) build/kernel-2025-counters/ first.
+.PHONY: test-2025-counters
+test-2025-counters: test-build
+	@$(MAKE) --no-print-directory kernel-2025-counters
+	@MSHARE_2025_COUNTERS_TESTS=1 TEST_FILTER=kernel-2025/counters tests/run-tests.sh
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/tests $(BIN)

@@ -134,7 +134,7 @@ static int list_backends(int argc, char **argv)
 static int list_workloads(int argc, char **argv)
 {
 	static const char *const types[] = { [WP_UINT] = "uint", [WP_SIZE] = "size", [WP_REAL] = "real",
-					     [WP_CHOICE] = "choice" };
+					     [WP_CHOICE] = "choice", [WP_PATH] = "path" };
 	struct json_writer w;
 	int code, mode = listing_args(argc, argv, "workloads", &w, &code);
 
@@ -146,7 +146,7 @@ static int list_workloads(int argc, char **argv)
 			printf("%-14s %s\n", o->name, o->description);
 			for (int p = 0; p < WORKLOAD_MAX_PARAMS && o->params[p].name; p++)
 				printf("    --%-12s %s (default %s)\n", o->params[p].name, o->params[p].help,
-				       o->params[p].default_value ? o->params[p].default_value : "none");
+				       o->params[p].default_value && o->params[p].default_value[0] ? o->params[p].default_value : "none");
 			continue;
 		}
 		json_begin_object(&w, NULL);
@@ -168,6 +168,8 @@ static int list_workloads(int argc, char **argv)
 			} else if (d->type == WP_REAL) {
 				json_key_double(&w, "above", d->lo);
 				json_key_double(&w, "below", d->hi);
+			} else if (d->type == WP_PATH) {
+				json_key_u64(&w, "max_bytes", d->max);
 			} else {
 				json_begin_array(&w, "choices");
 				for (int c = 0; d->choices[c]; c++)

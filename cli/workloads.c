@@ -16,6 +16,7 @@ extern const struct workload_ops workload_scan;
 extern const struct workload_ops workload_redo;
 extern const struct workload_ops workload_connect_storm;
 extern const struct workload_ops workload_lifecycle;
+extern const struct workload_ops workload_fault_locks;
 #ifdef MSHARE_BENCH_TEST_WORKLOAD
 extern const struct workload_ops workload_dummy;
 #endif
@@ -30,6 +31,7 @@ const struct workload_ops *const workload_table[] = {
 	&workload_redo,
 	&workload_connect_storm,
 	&workload_lifecycle,
+	&workload_fault_locks,
 #ifdef MSHARE_BENCH_TEST_WORKLOAD
 	&workload_dummy, /* tests/harness/workload_dummy.c, in the test build only */
 #endif

@@ -37,6 +37,8 @@ enum workload_param_type {
 	WP_SIZE,   /* size (8K, 1M, 0x1000) in [min, max] bytes; min 0 lets "0" through */
 	WP_REAL,   /* real number strictly between lo and hi */
 	WP_CHOICE, /* one of choices[] (NULL-terminated); the value is its index */
+	WP_PATH,   /* "" (none) or an absolute path shorter than max bytes; the value
+		    * is its length, the path is text[] (prepare() copies it) */
 };
 
 struct workload_param {
@@ -44,7 +46,7 @@ struct workload_param {
 	enum workload_param_type type;
 	const char *default_value;
 	const char *help;
-	uint64_t min, max;          /* WP_UINT, WP_SIZE */
+	uint64_t min, max;          /* WP_UINT, WP_SIZE; WP_PATH: max = bytes it must stay under */
 	double lo, hi;              /* WP_REAL */
 	const char *const *choices; /* WP_CHOICE */
 };

@@ -1,6 +1,7 @@
 /* workload_util.c - helpers every workload uses (see workload.h;
  * workload_touch_page is inline there). */
 #include <stdio.h>
+#include <string.h>
 #include "clock.h"
 #include "param.h"
 #include "workload.h"
@@ -25,6 +26,17 @@ int workload_prepare(const struct workload_ops *wl, const char *const *text, siz
 		case WP_CHOICE:
 			rc = param_choice(d->name, text[p], d->choices, &values[p].choice, err, err_len);
 			break;
+		case WP_PATH: {
+			size_t n = text[p] ? strlen(text[p]) : 0;
+			if (n && (text[p][0] != '/' || n >= d->max || strchr(text[p], '\n'))) {
+				snprintf(err, err_len, "--%s '%.80s': not an absolute path of fewer than %llu bytes",
+					 d->name, text[p], (unsigned long long)d->max);
+				break;
+			}
+			values[p].u = n;
+			rc = 0;
+			break;
+		}
 		}
 		if (rc < 0)
 			return -1;

@@ -70,9 +70,10 @@
 #include "clock.h"
 #include "futex.h"
 #include "json.h"
+#include "lock_stat.h"
 #include "workload.h"
 
-enum { P_RANGE, P_SPINNERS, P_ROUNDS, P_TOUCH_STRIDE };
+enum { P_RANGE, P_SPINNERS, P_ROUNDS, P_TOUCH_STRIDE, P_FILE };
 enum { C_ROUNDS, C_OPS_DONE, C_OPS_REFUSED, C_SPINNERS };
 
 enum lc_op {
@@ -150,12 +151,15 @@ struct lc_shared {
 	struct lc_op_result op[OP_COUNT];
 };
 
+#define LC_FILE_MAX 160
+
 struct lc_config {
 	struct lc_shared *sh;
 	uint64_t range;
 	uint64_t touch_stride;
 	unsigned spinners;
 	unsigned rounds;
+	char file[LC_FILE_MAX]; /* --file: the file behind the region, "" to find it through map_files */
 };
 
 static int lc_prepare(const union workload_value *v, const char *const *text, size_t region_size, void *config,
@@ -163,8 +167,8 @@ static int lc_prepare(const union workload_value *v, const char *const *text, si
 {
 	struct lc_config *c = config;
 
-	(void)text;
 	c->range = v[P_RANGE].u;
+	snprintf(c->file, sizeof(c->file), "%s", v[P_FILE].u ? text[P_FILE] : "");
 	c->spinners = (unsigned)v[P_SPINNERS].u;
 	c->rounds = (unsigned)v[P_ROUNDS].u;
 	c->touch_stride = v[P_TOUCH_STRIDE].u;
@@ -349,40 +353,15 @@ static void kprobes_add(struct lc_shared *sh)
 	sh->available[S_KPROBE] = true;
 }
 
-/* lock_stat: sum the class lines whose name holds `pat` (a class line is
- * "name: " followed by 12 numbers; rwsems have -W and -R lines). */
+/* lock_stat: the sums of the class lines whose name holds one of pats[]
+ * (lock_stat.h). */
 static void lock_group(const char *text, const char *const *pats, int64_t *con, int64_t *wait_ns, int64_t *acq)
 {
-	*con = *wait_ns = *acq = 0;
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		const char *colon = strstr(p, ": ");
-		const char *eol = strchr(p, '\n');
-		if (!colon || (eol && colon > eol))
-			continue;
-		bool match = false;
-		for (const char *const *pat = pats; *pat; pat++) {
-			const char *m = strstr(p, *pat);
-			if (m && m < colon)
-				match = true;
-		}
-		if (!match)
-			continue;
-		double f[12];
-		const char *q = colon + 1;
-		int i;
-		for (i = 0; i < 12; i++) {
-			char *e;
-			f[i] = strtod(q, &e);
-			if (e == q)
-				break;
-			q = e;
-		}
-		if (i < 12)
-			continue; /* a call-site line, not a class line */
-		*con += (int64_t)f[1];
-		*wait_ns += (int64_t)(f[4] * 1000.0 + 0.5); /* lock_stat prints us */
-		*acq += (int64_t)f[7];
-	}
+	struct lock_stat_figures f;
+	lock_stat_group(text, pats, NULL, &f);
+	*con = f.contentions;
+	*wait_ns = f.wait_ns;
+	*acq = f.acquisitions;
 }
 
 static char big[4 << 20]; /* /proc/lock_stat is long; worker 0 only (touched before the first operation) */
@@ -496,7 +475,12 @@ static void wait_round(struct workload_ctx *ctx, const struct lc_config *c, stru
 			if ((i & 0xfffff) == 0 && clock_now_ns() - start > 600000000000ull)
 				return;
 		} else {
-			futex_wait_u32(&sh->wake, w, 1000000000ull);
+			/* Worker 0 wakes every sleeper at each ask and round's
+			 * end (and a changed word returns at once): the timeout
+			 * only notices a dead worker 0. 30 s, not 1 s: 10,000
+			 * sleepers waking every second kept 4 TCG vCPUs busy
+			 * (an RCU stall at 10,000 sharers, issue 42). */
+			futex_wait_u32(&sh->wake, w, 30000000000ull);
 		}
 	}
 }
@@ -518,13 +502,26 @@ static void retouch_all(struct workload_ctx *ctx, const struct lc_config *c, str
 /* The file behind the region: through this process's /proc/self/map_files
  * entry for it, else through another process's (mshare: a consumer's VMA
  * has no file; the donor's maps the backing file itself). */
-static int map_file_open(struct workload_ctx *ctx, struct lc_shared *sh)
+static int map_file_open(struct workload_ctx *ctx, const struct lc_config *c, struct lc_shared *sh)
 {
 	char path[96];
 	char name[32];
 	uintptr_t a = (uintptr_t)ctx->base;
 	int fd = -1, e = ENOENT;
 
+	if (c->file[0]) {
+		/* Named by --file (the 2025 design maps its file in the region's
+		 * host mm only: no process's map_files has it). */
+		fd = open(c->file, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		snprintf(sh->file, sizeof(sh->file), "%s", c->file);
+		snprintf(sh->file_via, sizeof(sh->file_via), "--file");
+		struct stat st;
+		if (fstat(fd, &st) == 0)
+			sh->file_bytes = (uint64_t)st.st_size;
+		return fd;
+	}
 	snprintf(name, sizeof(name), "%lx-%lx", (unsigned long)a, (unsigned long)(a + ctx->size));
 	snprintf(path, sizeof(path), "/proc/self/map_files/%s", name);
 	fd = open(path, O_RDWR | O_CLOEXEC);
@@ -721,13 +718,14 @@ static int lc_run(struct workload_ctx *ctx, char *err, size_t err_len)
 			char what[96];
 
 			if (op == OP_PUNCH_HOLE) {
-				fd = map_file_open(ctx, sh);
+				fd = map_file_open(ctx, c, sh);
 				if (fd < 0) {
 					/* mshare v3 maps the file in the region's host mm only. */
 					static const char no_file[] = "no process's /proc/PID/map_files has the region's "
-								      "range: no file to punch or truncate";
-					refuse(o, no_file, errno);
-					refuse(&sh->op[OP_TRUNCATE], no_file, errno);
+								      "range: no file to punch or truncate (--file names it)";
+					const char *why = c->file[0] ? "cannot open the --file" : no_file;
+					refuse(o, why, errno);
+					refuse(&sh->op[OP_TRUNCATE], why, errno);
 					cnt[C_OPS_REFUSED] += 2;
 					break;
 				}
@@ -890,6 +888,10 @@ const struct workload_ops workload_lifecycle = {
 		{ .name = "touch-stride", .type = WP_SIZE, .min = 0, .max = UINT64_MAX, .default_value = "0",
 		  .help = "each worker touches one page per this many bytes (0: every page), so that its page "
 			  "tables span the region at less cost" },
+		{ .name = "file", .type = WP_PATH, .max = LC_FILE_MAX, .default_value = "",
+		  .help = "the file behind the region, for the hole punch and the truncate (default: found through "
+			  "/proc/PID/map_files; the 2025 design's file is in none: name it, e.g. the backend's --path "
+			  "FILE)" },
 	},
 	.counter_names = { "rounds", "ops_done", "ops_refused", "spinners", NULL },
 	.config_bytes = sizeof(struct lc_config),

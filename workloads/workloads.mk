@@ -19,6 +19,12 @@ $(BUILD)/tests/workloads/test-zipf-asan: $(WORKLOADS_TEST_SRC) tests/lib/tap.h $
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -O1 $(SANITIZE_FLAGS) -Iworkloads -o $@ $(WORKLOADS_TEST_SRC) -lm
 
+# workloads/lock_stat.c against lines of a real /proc/lock_stat.
+WORKLOADS_TEST_BINS += $(BUILD)/tests/workloads/test-lock-stat
+$(BUILD)/tests/workloads/test-lock-stat: tests/workloads/test-lock-stat.c workloads/lock_stat.c workloads/lock_stat.h tests/lib/tap.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -Iworkloads -o $@ tests/workloads/test-lock-stat.c workloads/lock_stat.c
+
 test-build:: $(WORKLOADS_TEST_BINS)
 
 include workloads/postgres/postgres.mk

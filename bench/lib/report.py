@@ -18,6 +18,7 @@ import sys
 import tempfile
 
 import runrecords
+import sharing
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -423,9 +424,46 @@ def headline(run_arg):
             "error": (why or "bench/headline exited %d" % r.returncode) if r.returncode else ""}
 
 
+def sharing_section(run, figs):
+    """What sharing costs (issue 42), when the run has lifecycle or
+    fault-locks records: the headline's block (the same lines), the
+    figure of counts against sharers, and a table per operation, backend
+    and sharer count (time and counts from the records); None otherwise."""
+    lines = sharing.lifecycle_lines(run) + sharing.fault_locks_lines(run)
+    if not lines:
+        return None
+    rows = []
+    for backend, page_mode, workers, size, r in sorted(sharing.lifecycle_records(run),
+                                                        key=lambda x: (sharing._order(x[:2]), x[2])):
+        for op, _ in sharing.OPS:
+            o = runrecords.lookup(r, "results.workload.ops.%s" % op)
+            if not isinstance(o, dict):
+                continue
+            cells = [runrecords.human_time(sharing.op_time(r, op), "ns") if o.get("rounds") else
+                     "refused (%s)" % o.get("errno", "?")]
+            cells += [sharing.count(sharing.op_count(r, op, k)) if o.get("rounds") and
+                      sharing.op_count(r, op, k) is not None else "-" for k in SHARING_COUNTS]
+            rows.append({"op": op, "backend": sharing.label(backend, page_mode), "workers": sharing.count(workers),
+                         "size": _size(size), "cells": cells,
+                         "raw": [sharing.op_count(r, op, k) for k in SHARING_COUNTS]})
+    return {"text": "\n".join(lines), "rows": rows, "cols": SHARING_COLS,
+            "figures": [{"src": f, "name": os.path.basename(f)} for f in figs
+                        if os.path.basename(f).startswith("9-sharing-costs")]}
+
+
+SHARING_COUNTS = ["kprobe_flush_tlb_mm_range", "nr_tlb_remote_flush", "irq_tlb_shootdowns", "kprobe_do_flush_tlb_all",
+                  "ptl_acquisitions", "i_mmap_rwsem_acquisitions", "mmap_lock_contentions", "ptl_contentions"]
+SHARING_COLS = ["time (min over rounds; the records' clock)", "flush_tlb_mm_range calls", "remote flushes",
+                "TLB shootdown IPIs", "CPUs' full flushes", "page-table lock acquisitions",
+                "i_mmap_rwsem acquisitions", "mmap_lock contentions", "page-table lock contentions"]
+
+
 def page(run, run_arg, report_tmp):
     figs, fig_note = figures(run, report_tmp)
     sections, used = [], set()
+    shared = sharing_section(run, figs)
+    if shared:
+        used.update(f["src"] for f in shared["figures"])
     for anchor, prefix, title, caption, metrics in QUESTIONS:
         mine = [f for f in figs if os.path.basename(f).startswith(prefix)]
         used.update(mine)
@@ -461,6 +499,7 @@ def page(run, run_arg, report_tmp):
                    "hostname": menv.get("hostname"), "tool_version": menv.get("tool_version"),
                    "harness_version": menv.get("harness_version")},
         "headline": headline(run_arg),
+        "sharing": shared,
         "platforms": conditions(run),
         "vms": vm_envs(run),
         "sections": sections,

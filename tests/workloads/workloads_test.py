@@ -304,6 +304,7 @@ def test_bad_params():
         ("scan", "--stride", "4K"), ("scan", "--dop", "x"), ("scan", "--granule", "1K"),
         ("redo", "--writers", "0"), ("redo", "--record-size", "100"), ("redo", "--log-size", "999G"),
         ("connect-storm", "--working-set", "0"), ("connect-storm", "--working-set", "1T"),
+        ("lifecycle", "--file", "relative/data"),
     ]
     with tempfile.TemporaryDirectory() as d:
         for w, opt, value in bad:
@@ -342,10 +343,59 @@ def test_lifecycle():
              f"lifecycle: counts only from the sources available ({sorted(c)})")
         t.ok(w.get("file", "").startswith(d) and counters(rec).get("rounds") == 2,
              f"lifecycle: the file behind the mapping found through map_files ({w.get('file')}), 2 rounds counted")
+        data = os.path.join(d, "named-data")
+        rc, rec, err = run("lifecycle", "--path", data, "--file", data, "--write", "--spinners", "0",
+                           "--range", "1M", backend="file", size="4M", workers=2)
+        w = wl(rec) if rec else {}
+        ops = w.get("ops") or {}
+        t.ok(rc == 0 and w.get("file_via") == "--file" and w.get("file") == data
+             and all((ops.get(n) or {}).get("rounds") == 1 for n in ("punch_hole", "truncate")),
+             f"lifecycle --file: the named file is punched and truncated ({w.get('file')} via {w.get('file_via')})")
+        rc, rec, err = run("lifecycle", "--path", data + "2", "--file", os.path.join(d, "missing"), "--spinners", "0",
+                           backend="file", size="4M", workers=2)
+        ops = (wl(rec).get("ops") or {}) if rec else {}
+        t.ok(rc == 0 and (ops.get("punch_hole") or {}).get("errno") == "ENOENT"
+             and "--file" in (ops.get("truncate") or {}).get("refused", ""),
+             f"lifecycle --file of a missing file: punch and truncate refused with ENOENT, saying --file "
+             f"({ops.get('punch_hole')})")
         rc, rec, err = run("lifecycle", "--rounds", "1", "--spinners", "0", backend="anon", workers=2, size="4M")
         t.ok(rc != 0 and "attach" in err + json.dumps(rec or {}),
              f"lifecycle on anon: the attach after munmap is refused (shared only through fork) and the run says so "
              f"(rc {rc})")
+
+
+def test_fault_locks():
+    """The fault-locks workload on the host (issue 42): every worker touched
+    every page once (touches = workers x pages); lock_stat is either read
+    (an object with mmap_lock acquisitions, on a kernel with a writable
+    /proc/lock_stat) or false with the reason naming /proc/lock_stat,
+    never zeros; a touch stride larger than the region is refused naming it."""
+    with tempfile.TemporaryDirectory(prefix="mshare-bench-fault-locks.") as d:
+        rc, rec, err = run("fault-locks", "--path", d, "--write", backend="file", workers=4, size="4M")
+        if not rec:
+            t.ok(False, f"fault-locks on file runs (rc {rc}): {err[-300:]}")
+            return
+        w = wl(rec)
+        t.ok(rc == 0 and w.get("workers_done") == 4 and counters(rec).get("touches") == 4 * 1024,
+             f"fault-locks: 4 workers each touched the 1,024 pages of 4 MiB ({counters(rec)}, "
+             f"done {w.get('workers_done')})")
+        fc = rec["results"].get("fault_cost") or {}
+        t.ok("slept_faults" in fc and "first_faults" in fc and w.get("window_ns", 0) > 0,
+             f"fault-locks: the record has the fault split (first, populated, slept) and the touch window "
+             f"({sorted(fc)[:8]}, window {w.get('window_ns')} ns)")
+        ls = w.get("lock_stat")
+        if os.access("/proc/lock_stat", os.W_OK):
+            t.ok(isinstance(ls, dict) and ls.get("mmap_lock_acquisitions", 0) > 0,
+                 f"fault-locks: this kernel has lock_stat: mmap_lock acquisitions counted ({ls})")
+        else:
+            why = w.get("lock_stat_unavailable_why") or ""
+            t.ok(ls is False and "/proc/lock_stat" in why and "mmap_lock_acquisitions" not in json.dumps(w),
+                 f"fault-locks: no writable /proc/lock_stat here: lock_stat false with why, no zeros ({ls}, {why})")
+        rc, rec, err = run("fault-locks", "--touch-stride", "8M", "--path", d, backend="file", workers=2,
+                           size="4M")
+        t.ok(rc not in (0, 3) and "8388608" in err and "touch-stride" in err,
+             f"fault-locks: --touch-stride 8M over a 4 MiB region refused naming it (rc {rc}): "
+             f"{err.splitlines()[-1] if err else ''}")
 
 
 def main():
@@ -365,6 +415,7 @@ def main():
     test_scan()
     test_bad_params()
     test_lifecycle()
+    test_fault_locks()
     t.done()
 
 
