@@ -146,15 +146,16 @@ with tempfile.TemporaryDirectory() as d:
          json.dumps(c)[:800])
     res = rec.get("results", {})
     t.ok(res.get("pagetables", {}).get("meminfo_delta_bytes") == 2048 * 1024 and
-         res["faults"]["minflt_per_transaction"] == 3.0 and res["workload"]["ops_per_s"] == 500.0 and
+         res["faults"]["minflt_per_transaction"] == 3.0 and res["workload"]["ops_per_s"] == 200.0 and res["workload"]["pgbench_tps"] == 500.0 and
          res["time_s"]["connect_all"] == 0.4 and res.get("missing") == [],
-         "figures from the facts: PageTables delta, minor faults per transaction, TPS, connection set-up",
+         "figures from the facts: PageTables delta, minor faults per transaction, TPS (the window's: 3,000 "
+         "transactions in 15 s; pgbench's own 500 beside it), connection set-up",
          json.dumps(res.get("faults")))
     script = open(os.path.join(run, "guest", "boot-1", "points.sh")).read() if run else ""
     t.ok("export SLURMD_NODENAME=node7" in script and "environment --json >pg/guest-anon-4k-w10-s64M-postgres.r1.frame.json"
          in script, "points.sh exports the Slurm ids and has the harness print each PostgreSQL point's frame", script[-600:])
     summary = open(os.path.join(run, "summary.txt")).read() if run else ""
-    t.ok("PostgreSQL points" in summary and re.search(r"^guest-anon-4k-w10-s64M-postgres r1 .* 500 ", summary, re.M),
+    t.ok("PostgreSQL points" in summary and re.search(r"^guest-anon-4k-w10-s64M-postgres r1 .* 200 ", summary, re.M),
          "summary.txt has the PostgreSQL table", summary[-1200:])
 
     # --status and --resume: the failed point again, in a second boot.
