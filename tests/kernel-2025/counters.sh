@@ -55,25 +55,9 @@ PYTHONPATH=tests/lib python3 - "$out" "$TAP_N" <<'PY'
 import os, sys
 import tap
 t, out, rec = tap.guest_results(sys.argv)
-path = lambda n: os.path.join(out, n)
-failed = open(path("failed.txt")).read().split() if os.path.exists(path("failed.txt")) else []
-errs = ""
-for n in failed:
-    e = path(("tlb" if n == "tlb-counters" else n) + ".err")
-    if os.path.exists(e):
-        errs += open(e).read()
-t.ok(not failed, "every guest command finished (failed: %s)" % failed, errs[-2000:] or None)
-
-env = dict(l.strip().split("=", 1) for l in open(path("vm-env.txt")) if "=" in l)
-t.ok(env.get("cpus") == "4" and env.get("clock") == "guest-tcg-ns",
-     "the guest had 4 vCPUs under plain TCG (cpus=%s, clock=%s)" % (env.get("cpus"), env.get("clock")))
-
-lines = {}
-if os.path.exists(path("tlb.txt")):
-    for l in open(path("tlb.txt")):
-        w = l.split()
-        if w:
-            lines[w[0]] = {k: int(v) for k, v in (x.split("=") for x in w[1:])}
+tap.guest_commands_ok(t, out, "every guest command finished", {"tlb-counters": "tlb"})
+tap.guest_had(t, out, 4, "guest-tcg-ns")
+lines = tap.tlb_counter_lines(out)
 oc, al, lk = lines.get("other_cpu", {}), lines.get("alone", {}), lines.get("lock", {})
 n = oc.get("munmaps", 0)
 t.ok(n > 0 and oc.get("nr_tlb_remote_flush_received", 0) >= n and oc.get("irq_tlb_shootdowns", 0) >= n,

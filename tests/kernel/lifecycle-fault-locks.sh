@@ -50,14 +50,8 @@ PYTHONPATH=tests/lib python3 - "$out" "$TAP_N" <<'PY'
 import os, sys
 import tap
 t, out, rec = tap.guest_results(sys.argv)
-path = lambda n: os.path.join(out, n)
-failed = open(path("failed.txt")).read().split() if os.path.exists(path("failed.txt")) else []
-errs = "".join(open(path(n + ".err")).read() for n in failed if os.path.exists(path(n + ".err")))
-t.ok(not failed, "every guest run finished (failed: %s)" % failed, errs[-2000:] or None)
-
-env = dict(l.strip().split("=", 1) for l in open(path("vm-env.txt")) if "=" in l)
-t.ok(env.get("cpus") == "4" and env.get("clock") == "guest-tcg-ns",
-     "the guest had 4 vCPUs under plain TCG (cpus=%s, clock=%s)" % (env.get("cpus"), env.get("clock")))
+tap.guest_commands_ok(t, out, "every guest run finished")
+tap.guest_had(t, out, 4, "guest-tcg-ns")
 
 
 def load(name):

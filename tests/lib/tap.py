@@ -117,6 +117,39 @@ def guest_results(argv):
     return Tap(start=int(argv[2])), out, rec
 
 
+def guest_commands_ok(t, out, what, err_names=None):
+    """A guest test's check that every command of its guest script ran: the
+    script writes the name of each one that failed to DIR/failed.txt and its
+    stderr to DIR/NAME.err (err_names maps a name to another .err stem)."""
+    path = os.path.join(out, "failed.txt")
+    failed = open(path).read().split() if os.path.exists(path) else []
+    errs = ""
+    for n in failed:
+        e = os.path.join(out, (err_names or {}).get(n, n) + ".err")
+        if os.path.exists(e):
+            errs += open(e).read()
+    t.ok(not failed, "%s (failed: %s)" % (what, failed), errs[-2000:] or None)
+
+
+def guest_had(t, out, cpus, clock):
+    """A guest test's check of the guest it got: vCPUs and clock (vm-env.txt)."""
+    env = dict(l.strip().split("=", 1) for l in open(os.path.join(out, "vm-env.txt")) if "=" in l)
+    t.ok(env.get("cpus") == str(cpus) and env.get("clock") == clock,
+         "the guest had %s vCPUs under plain TCG (cpus=%s, clock=%s)" % (cpus, env.get("cpus"), env.get("clock")))
+
+
+def tlb_counter_lines(out):
+    """DIR/tlb.txt of the guest tool tlb-counters: {first word: {key: int}}."""
+    lines = {}
+    path = os.path.join(out, "tlb.txt")
+    if os.path.exists(path):
+        for l in open(path):
+            w = l.split()
+            if w:
+                lines[w[0]] = {k: int(v) for k, v in (x.split("=") for x in w[1:])}
+    return lines
+
+
 def harness_test(what):
     """The Tap of a test of real runs. When the harness cannot run here, the
     test is the one line "ok 1 - WHAT # SKIP why" and ends."""
