@@ -393,11 +393,11 @@ def touch_results(facts, path, n):
     except (OSError, PgError) as e:
         out["errors"].append(str(e))
         return out
+    c0 = num(facts, "connected_cs")
     for sn in snaps:
         row = {"after_connected_s": sn["after_connected_s"], "took_s": sn["took_s"]}
         # when it was taken (its middle), measured: a snapshot waits for the
         # window and for the one before it
-        c0 = num(facts, "connected_cs")
         row["taken_after_connected_s"] = (sn["at_cs"] - c0) / 100.0 if c0 is not None and sn["at_cs"] is not None else None
         if sn["segment"] is None or sn["rc"] == "missing":
             row["missing"] = "not taken: pgbench had ended or the backends changed" if sn["rc"] == "missing" else \
