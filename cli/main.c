@@ -3,6 +3,7 @@
  * planner/ and workloads/: it joins them (the harness's run, the planner's
  * plan, the workloads' table), and none of them reaches up to it. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,8 @@
 #include "parse.h"
 #include "plan.h"
 #include "pmem_ns.h"
+#include "record_external.h"
+#include "record_files.h"
 #include "run.h"
 #include "run_result.h"
 #include "selftest_bench.h"
@@ -305,7 +308,8 @@ static int list_pmem(int argc, char **argv)
  * run here and now: schema_version, tool and the environment object
  * (platform, clock and time unit read on this machine, Slurm ids from this
  * process's environment). A run the harness does not drive itself (a
- * PostgreSQL point: bench/lib/pgpoint.py) takes its frame from here, so
+ * PostgreSQL point: bench/lib/pgpoint.py) takes its frame from here, and
+ * `record` below writes its record inside that frame, so
  * that every record has the harness's schema and clock, never a guess. */
 static int print_environment(int argc, char **argv)
 {
@@ -330,6 +334,79 @@ static int print_environment(int argc, char **argv)
 	environment_write_json(&w, NULL);
 	json_end_object(&w);
 	return finish_json(&w);
+}
+
+/* `record`: the record of a point the harness did not drive itself (a
+ * PostgreSQL point; harness/record_external.c), by the harness's writer. */
+static const struct opt record_opts[] = {
+	{ "frame", "FILE", "what `mshare-bench environment --json` printed where the point ran\n"
+			   "(schema_version, tool, environment; must be this build's schema)", false },
+	{ "body", "FILE", "the point's config and results (and preflight) as one JSON object;\n"
+			  "- reads standard input", false },
+	{ "out", "FILE", "the record: written atomically, never over an existing file", false },
+	{ "csv", "FILE", "also append the record as one CSV row to FILE", false },
+	{ NULL, NULL, NULL, false },
+};
+
+static volatile sig_atomic_t record_stop;
+
+static void on_record_stop(int sig)
+{
+	record_stop = sig;
+}
+
+static int set_value(void *data, int i, const struct opt *o, const char *v, char *err, size_t err_len)
+{
+	(void)o, (void)err, (void)err_len;
+	((const char **)data)[i] = v;
+	return 0;
+}
+
+static int write_external_record(int argc, char **argv)
+{
+	const char *v[4] = { NULL, NULL, NULL, NULL }; /* frame, body, out, csv */
+	char err[1024];
+	int rc = opts_parse(record_opts, NULL, argc, argv, set_value, v, err, sizeof(err));
+
+	if (rc == 1) {
+		printf("usage: mshare-bench record --frame FILE --body FILE --out FILE [--csv FILE]\n"
+		       "The record of a point the harness did not run itself (a PostgreSQL point: its\n"
+		       "figures from bench/lib/pgpoint.py), written as a run's: the frame's schema and\n"
+		       "environment, config and results from the body. config must hold every key of\n"
+		       "a run's config:");
+		for (int i = 0; record_config_keys[i]; i++)
+			printf(" %s", record_config_keys[i]);
+		printf(".\nExit 0 written, 1 written to one output only, 2 bad usage or a frame or body\n"
+		       "refused, 3 nothing written.\n");
+		opts_help(stdout, record_opts, 19);
+		return 0;
+	}
+	if (!rc && (!v[0] || !v[1] || !v[2])) {
+		snprintf(err, sizeof(err), "give --%s", !v[0] ? "frame FILE" : !v[1] ? "body FILE" : "out FILE");
+		rc = -1;
+	}
+	if (rc) {
+		fprintf(stderr, "mshare-bench record: %s\n", err);
+		return 2;
+	}
+	record_catch_stop_signals(on_record_stop);
+	rc = record_external_write(v[0], v[1], v[2], v[3], &record_stop, err, sizeof(err));
+	switch (rc) {
+	case RECORD_WRITTEN:
+		return 0;
+	case RECORD_PARTLY:
+		fprintf(stderr, "mshare-bench record: %s\n", err);
+		return 1;
+	case RECORD_REFUSED:
+		fprintf(stderr, "mshare-bench record: %s; no record written\n", err);
+		return 2;
+	case RECORD_INTERRUPTED:
+		fprintf(stderr, "mshare-bench record: stopped by signal %d; no record written\n", (int)record_stop);
+		return 3;
+	default:
+		fprintf(stderr, "mshare-bench record: %s\n", err);
+		return 3;
+	}
 }
 
 /* Messages never carry a terminal's control sequences: a byte below 0x20
@@ -403,6 +480,7 @@ int main(int argc, char **argv)
 		{ "workloads", list_workloads },
 		{ "pmem", list_pmem },
 		{ "environment", print_environment },
+		{ "record", write_external_record },
 		{ "plan", plan_main },
 		{ "selftest-bench", selftest_bench_main },
 	};

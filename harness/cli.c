@@ -115,6 +115,7 @@ void cli_usage(FILE *out)
 "       mshare-bench workloads [--json]  list workloads and their options\n"
 "       mshare-bench pmem [--json]       list persistent-memory namespaces (libndctl) and the backends each can serve\n"
 "       mshare-bench environment --json  a record's schema version and environment here (clock, Slurm ids)\n"
+"       mshare-bench record --frame F --body B --out R   write the record of a point the harness did not run (PostgreSQL)\n"
 "       mshare-bench plan ...      capacity planner\n"
 "       mshare-bench selftest-bench fault-rate|fork-barrier [options]   harness overhead figures\n"
 "       mshare-bench cleanup       give back huge pages that killed runs left in the pool\n"

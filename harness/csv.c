@@ -116,3 +116,18 @@ int csv_check_path(const char *path, char *err, size_t err_len)
 	close(fd);
 	return rc;
 }
+
+int csv_strings(const struct json_writer *jw, char **header, size_t *hlen, char **row, size_t *rlen)
+{
+	FILE *hf = open_memstream(header, hlen);
+	if (!hf)
+		return -1;
+	csv_write_header(hf, jw);
+	if (fclose(hf) != 0)
+		return -1;
+	FILE *rf = open_memstream(row, rlen);
+	if (!rf)
+		return -1;
+	csv_write_row(rf, jw);
+	return fclose(rf) != 0 ? -1 : 0;
+}

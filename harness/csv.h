@@ -15,6 +15,9 @@
 void csv_write_field(FILE *out, const char *s);
 void csv_write_header(FILE *out, const struct json_writer *w);
 void csv_write_row(FILE *out, const struct json_writer *w);
+/* The header and the row as two malloc()ed strings (the caller frees
+ * them), or -1 (out of memory). */
+int csv_strings(const struct json_writer *jw, char **header, size_t *hlen, char **row, size_t *rlen);
 
 /* Whether the --csv file open on fd (read access) can take one more row:
  * a regular file, empty (the row then goes with the header) or beginning

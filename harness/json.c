@@ -180,22 +180,42 @@ void json_key_i64(struct json_writer *w, const char *key, int64_t v)
 	scalar(w, key, buf, buf);
 }
 
-void json_key_double(struct json_writer *w, const char *key, double v)
+/* v as the shortest of these precisions that reads back as the same
+ * double (%.17g always does); as_real: with ".0" when that text would
+ * read as an integer. false (nothing written) when v is null in the
+ * record: not finite, or numbers are nulled. */
+static bool shortest_double(const struct json_writer *w, double v, bool as_real, char *buf, size_t len)
 {
-	char buf[64];
-	if (!isfinite(v) || w->null_numbers) {
-		json_key_null(w, key);
-		return;
-	}
-	/* The shortest of these precisions that reads back as the same
-	 * double (%.17g always does). */
 	static const int precision[] = { 6, 9, 12, 15, 17 };
+
+	if (!isfinite(v) || w->null_numbers)
+		return false;
 	for (size_t i = 0; i < sizeof(precision) / sizeof(precision[0]); i++) {
-		snprintf(buf, sizeof(buf), "%.*g", precision[i], v);
+		snprintf(buf, len, "%.*g", precision[i], v);
 		if (strtod(buf, NULL) == v)
 			break;
 	}
-	scalar(w, key, buf, buf);
+	if (as_real && !strpbrk(buf, ".eEn"))
+		strcat(buf, ".0");
+	return true;
+}
+
+void json_key_double(struct json_writer *w, const char *key, double v)
+{
+	char buf[72];
+	if (shortest_double(w, v, false, buf, sizeof(buf)))
+		scalar(w, key, buf, buf);
+	else
+		json_key_null(w, key);
+}
+
+void json_key_real(struct json_writer *w, const char *key, double v)
+{
+	char buf[72];
+	if (shortest_double(w, v, true, buf, sizeof(buf)))
+		scalar(w, key, buf, buf);
+	else
+		json_key_null(w, key);
 }
 
 void json_key_double_digits(struct json_writer *w, const char *key, double v, int digits)

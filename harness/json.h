@@ -51,6 +51,9 @@ void json_key_u64(struct json_writer *w, const char *key, uint64_t v);
 void json_key_i64(struct json_writer *w, const char *key, int64_t v);
 /* NaN and infinities are written as null (here and in the two below). */
 void json_key_double(struct json_writer *w, const char *key, double v);
+/* As json_key_double, but always a real: 3.0 is written "3.0", not "3"
+ * (a value read from JSON keeps its type when written again). */
+void json_key_real(struct json_writer *w, const char *key, double v);
 /* v rounded to at most `digits` significant digits, as printf's %.*g. */
 void json_key_double_digits(struct json_writer *w, const char *key, double v, int digits);
 /* v with exactly `decimals` digits after the point, as printf's %.*f

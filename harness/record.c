@@ -356,22 +356,6 @@ void record_summary(const struct run_state *rs, const struct run_result *r)
 			rs->stuck_killed, rs->failed, r->first_error[0] ? "; " : "", r->first_error, rs->fork_error[0] ? rs->fork_error : "");
 }
 
-/* The CSV header and row of the record, or -1. */
-static int csv_strings(const struct json_writer *jw, char **header, size_t *hlen, char **row, size_t *rlen)
-{
-	FILE *hf = open_memstream(header, hlen);
-	if (!hf)
-		return -1;
-	csv_write_header(hf, jw);
-	if (fclose(hf) != 0)
-		return -1;
-	FILE *rf = open_memstream(row, rlen);
-	if (!rf)
-		return -1;
-	csv_write_row(rf, jw);
-	return fclose(rf) != 0 ? -1 : 0;
-}
-
 int record_write(struct run_state *rs, volatile sig_atomic_t *stop, char *err, size_t err_len)
 {
 	static struct run_result r;

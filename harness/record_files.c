@@ -257,6 +257,18 @@ static int append_csv(const char *path, const char *header, size_t hlen, const c
 	return e ? -1 : 0;
 }
 
+void record_catch_stop_signals(void (*handler)(int))
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a signal must cut short the futex sleeps. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 static void block_stop_signals(sigset_t *old)
 {
 	sigset_t block;

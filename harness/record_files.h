@@ -13,4 +13,8 @@ int record_files_write(const struct run_config *cfg, volatile sig_atomic_t *stop
 		       size_t json_len, const char *header, size_t hlen, const char *row, size_t rlen, char *err,
 		       size_t err_len);
 
+/* handler for the stop signals (SIGINT, SIGTERM, SIGHUP: the ones held
+ * back during a commit), without SA_RESTART. */
+void record_catch_stop_signals(void (*handler)(int));
+
 #endif

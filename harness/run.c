@@ -27,6 +27,7 @@
 #include "futex.h"
 #include "hugepool.h"
 #include "hw_counter.h"
+#include "record_files.h"
 #include "run.h"
 #include "oom_victims.h"
 #include "pmem_lib.h"
@@ -51,14 +52,7 @@ static void on_stop_signal(int sig)
 
 static void install_signal_handlers(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: a signal must cut short the futex sleeps. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	record_catch_stop_signals(on_stop_signal);
 }
 
 /* --- pid -> worker index ------------------------------------------- */

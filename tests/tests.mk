@@ -51,3 +51,15 @@ $(BUILD)/tests/harness/mshare-bench-dummy: $(DUMMY_SRCS) $(DUMMY_OBJS)
 		$(DUMMY_SRCS) $(DUMMY_OBJS) $(LDLIBS)
 
 test-build:: $(BUILD)/tests/harness/mshare-bench-dummy
+
+# test-record-external: the writer of records the harness did not run
+# (harness/record_external.c) with the files code it commits through and
+# jansson, which the other unit tests do not need.
+RECORD_EXTERNAL_UNITS := harness/record_external.c harness/record_files.c
+$(BUILD)/tests/harness/test-record-external: tests/harness/test-record-external.c $(RECORD_EXTERNAL_UNITS) $(HARNESS_TEST_UNITS) harness/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HARNESS_TEST_CFLAGS) -o $@ $< $(RECORD_EXTERNAL_UNITS) $(HARNESS_TEST_UNITS) -ljansson -lm
+
+$(BUILD)/tests/harness/test-record-external-asan: tests/harness/test-record-external.c $(RECORD_EXTERNAL_UNITS) $(HARNESS_TEST_UNITS) harness/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HARNESS_TEST_CFLAGS) -O1 $(SANITIZE_FLAGS) -o $@ $< $(RECORD_EXTERNAL_UNITS) $(HARNESS_TEST_UNITS) -ljansson -lm

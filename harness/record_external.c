@@ -1,0 +1,279 @@
+/* record_external.c - the record of a point the harness did not drive
+ * itself, written by the harness's record writer.
+ *
+ * A PostgreSQL point runs pgbench against a server in the guest
+ * (workloads/postgres/guest/pg-bench.sh); its figures are read from what
+ * that left by its stats parser (bench/lib/pgpoint.py), LKP-style. The
+ * record itself is made here, by the same code as a harness run's:
+ *   - the frame (schema_version, tool, environment) is what `mshare-bench
+ *     environment --json` printed where and when the point ran (the guest's
+ *     platform, clock and Slurm ids, never inferred on the host); it must
+ *     carry this writer's RECORD_SCHEMA_VERSION: a point run with another
+ *     build of the harness is refused, not relabelled;
+ *   - the body is {config, results[, preflight]}; config must hold every key
+ *     a harness run's config holds (record_config_keys, the tools read
+ *     them), a point's own block may follow;
+ *   - the JSON text and the CSV row come from json.c, the files from
+ *     record_files_write: atomic, never over an existing record.
+ * Nothing is computed here: the body's values are written as they are
+ * (numbers keep their type: integers as integers, reals read back equal).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "csv.h"
+#include "environment.h"
+#include "json.h"
+#include "record_external.h"
+#include "record_files.h"
+#include "run.h"
+#include "run_result.h"
+
+const char *const record_config_keys[] = {
+	"backend", "backend_facts", "workers", "size_bytes", "workload", "workload_facts", "page_mode", "write",
+	"addr", "path", "seed", "duration_s", "ops", "cpus", "mem_policy", "params", NULL,
+};
+
+/* The largest input taken: a record of 1,000 PostgreSQL backends with
+ * touch snapshots is about 100 KiB. */
+#define RECORD_INPUT_MAX (64u << 20)
+
+static json_t *load(const char *path, const char *what, char *err, size_t err_len)
+{
+	json_error_t je;
+	json_t *v;
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+
+	if (!f) {
+		snprintf(err, err_len, "%s %s: %s", what, path, strerror(errno));
+		return NULL;
+	}
+	v = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+	if (f != stdin)
+		fclose(f);
+	if (!v) {
+		snprintf(err, err_len, "%s %s: not JSON at line %d column %d: %s", what, path, je.line, je.column,
+			 je.text);
+		return NULL;
+	}
+	if (!json_is_object(v)) {
+		snprintf(err, err_len, "%s %s: not a JSON object", what, path);
+		json_decref(v);
+		return NULL;
+	}
+	return v;
+}
+
+static int check_frame(const json_t *frame, const char *path, char *err, size_t err_len)
+{
+	const json_t *sv = json_object_get(frame, "schema_version"), *tool = json_object_get(frame, "tool");
+	const json_t *env = json_object_get(frame, "environment");
+	const char *key;
+	const json_t *v;
+
+	if (!json_is_integer(sv)) {
+		snprintf(err, err_len, "frame %s: no integer schema_version (is it `mshare-bench environment --json`?)",
+			 path);
+		return -1;
+	}
+	if (json_integer_value(sv) != RECORD_SCHEMA_VERSION) {
+		snprintf(err, err_len,
+			 "frame %s: schema_version %lld, this writer's is %d: the point ran with another build of the "
+			 "harness (rebuild the guest's initramfs)",
+			 path, (long long)json_integer_value(sv), RECORD_SCHEMA_VERSION);
+		return -1;
+	}
+	if (!json_is_string(tool) || strcmp(json_string_value(tool), "mshare-bench")) {
+		snprintf(err, err_len, "frame %s: tool is not \"mshare-bench\"", path);
+		return -1;
+	}
+	if (!json_is_object(env) || !json_is_string(json_object_get(env, "platform")) ||
+	    !json_is_string(json_object_get(env, "clock"))) {
+		snprintf(err, err_len, "frame %s: no environment object with platform and clock", path);
+		return -1;
+	}
+	json_object_foreach((json_t *)frame, key, v) {
+		if (strcmp(key, "schema_version") && strcmp(key, "tool") && strcmp(key, "environment")) {
+			snprintf(err, err_len, "frame %s: unknown key '%s' (schema_version, tool, environment)", path,
+				 key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int check_body(const json_t *body, const char *path, char *err, size_t err_len)
+{
+	const json_t *config = json_object_get(body, "config"), *results = json_object_get(body, "results");
+	const char *key;
+	const json_t *v;
+
+	json_object_foreach((json_t *)body, key, v) {
+		if (strcmp(key, "config") && strcmp(key, "results") && strcmp(key, "preflight")) {
+			snprintf(err, err_len,
+				 "body %s: key '%s' is not the body's (config, results, preflight; the frame "
+				 "gives schema_version, tool and environment)",
+				 path, key);
+			return -1;
+		}
+		if (!json_is_object(v)) {
+			snprintf(err, err_len, "body %s: %s is not an object", path, key);
+			return -1;
+		}
+	}
+	if (!config || !results) {
+		snprintf(err, err_len, "body %s: no %s object", path, config ? "results" : "config");
+		return -1;
+	}
+	for (int i = 0; record_config_keys[i]; i++) {
+		if (!json_object_get(config, record_config_keys[i])) {
+			snprintf(err, err_len, "body %s: config has no '%s' (every record's config has it)", path,
+				 record_config_keys[i]);
+			return -1;
+		}
+	}
+	if (!json_is_string(json_object_get(config, "backend")) || !json_is_string(json_object_get(config, "workload")) ||
+	    !json_is_integer(json_object_get(config, "workers"))) {
+		snprintf(err, err_len, "body %s: config.backend and config.workload must be strings, config.workers an "
+			 "integer", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* How deep v nests (a scalar: 0, an empty object: 1). */
+static int depth(const json_t *v)
+{
+	const char *k;
+	const json_t *x;
+	size_t i;
+	int d = 0;
+
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, x)
+			if (depth(x) > d)
+				d = depth(x);
+		return d + 1;
+	}
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			if (depth(x) > d)
+				d = depth(x);
+		return d + 1;
+	}
+	return 0;
+}
+
+/* One value under key (NULL: an array element or the top). */
+static void put(struct json_writer *w, const char *key, const json_t *v)
+{
+	const char *k;
+	const json_t *x;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		json_begin_object(w, key);
+		json_object_foreach((json_t *)v, k, x)
+			put(w, k, x);
+		json_end_object(w);
+		break;
+	case JSON_ARRAY:
+		json_begin_array(w, key);
+		json_array_foreach(v, i, x)
+			put(w, NULL, x);
+		json_end_array(w);
+		break;
+	case JSON_STRING:
+		json_key_string(w, key, json_string_value(v));
+		break;
+	case JSON_INTEGER:
+		json_key_i64(w, key, (int64_t)json_integer_value(v));
+		break;
+	case JSON_REAL:
+		json_key_real(w, key, json_real_value(v));
+		break;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		json_key_bool(w, key, json_is_true(v));
+		break;
+	case JSON_NULL:
+		json_key_null(w, key);
+		break;
+	}
+}
+
+int record_external_write(const char *frame_path, const char *body_path, const char *out, const char *csv,
+			  volatile sig_atomic_t *stop, char *err, size_t err_len)
+{
+	struct run_config cfg;
+	struct json_writer jw;
+	json_t *frame = NULL, *body = NULL;
+	char *json = NULL, *header = NULL, *row = NULL;
+	size_t json_len = 0, hlen = 0, rlen = 0;
+	int rc = RECORD_REFUSED;
+	FILE *mem;
+
+	err[0] = '\0';
+	if (access(out, F_OK) == 0) {
+		snprintf(err, err_len, "--out %s exists: a record is never replaced", out);
+		return RECORD_REFUSED;
+	}
+	frame = load(frame_path, "frame", err, err_len);
+	if (!frame || check_frame(frame, frame_path, err, err_len))
+		goto out;
+	body = load(body_path, "body", err, err_len);
+	if (!body || check_body(body, body_path, err, err_len))
+		goto out;
+	/* The record's own object is one level more than the body. */
+	if (depth(body) > JSON_MAX_DEPTH) {
+		snprintf(err, err_len, "body %s: nested deeper than the writer's %d levels", body_path, JSON_MAX_DEPTH);
+		goto out;
+	}
+	rc = RECORD_NOTHING;
+	/* The temporary files of writers killed before their commit (as a
+	 * run's --out: record_files.c). */
+	record_clean_orphans(out);
+	mem = open_memstream(&json, &json_len);
+	if (!mem) {
+		snprintf(err, err_len, "out of memory; no record written");
+		goto out;
+	}
+	json_init(&jw, mem);
+	json_begin_object(&jw, NULL);
+	put(&jw, "schema_version", json_object_get(frame, "schema_version"));
+	put(&jw, "tool", json_object_get(frame, "tool"));
+	put(&jw, "config", json_object_get(body, "config"));
+	put(&jw, "environment", json_object_get(frame, "environment"));
+	if (json_object_get(body, "preflight"))
+		put(&jw, "preflight", json_object_get(body, "preflight"));
+	put(&jw, "results", json_object_get(body, "results"));
+	json_end_object(&jw);
+	fclose(mem);
+	if (json_failed(&jw)) {
+		snprintf(err, err_len, "out of memory while writing the record of body %s; no record written",
+			 body_path);
+	} else if (json_len > RECORD_INPUT_MAX) {
+		snprintf(err, err_len, "body %s: a record of %zu bytes (at most %u); no record written", body_path,
+			 json_len, RECORD_INPUT_MAX);
+	} else if (csv_strings(&jw, &header, &hlen, &row, &rlen) != 0) {
+		snprintf(err, err_len, "out of memory while writing the CSV row; no record written");
+	} else {
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.out = out;
+		cfg.csv = csv;
+		rc = record_files_write(&cfg, stop, json, json_len, header, hlen, row, rlen, err, err_len);
+	}
+	json_free(&jw);
+out:
+	json_decref(frame);
+	json_decref(body);
+	free(json);
+	free(header);
+	free(row);
+	return rc;
+}

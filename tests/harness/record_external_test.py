@@ -1,0 +1,177 @@
+import csv
+import json
+import os
+import subprocess
+import tempfile
+
+import tap
+
+t = tap.harness_test("mshare-bench record")
+H = tap.HARNESS
+d = tempfile.mkdtemp(prefix="record-external.")
+
+
+def rec_cmd(frame, body, out, *extra, stdin=None):
+    return subprocess.run([H, "record", "--frame", frame, "--body", body, "--out", out] + list(extra),
+                          input=stdin, capture_output=True, text=True)
+
+
+def put(name, obj):
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write(obj if isinstance(obj, str) else json.dumps(obj))
+    return path
+
+
+# A harness run's record: its config keys are the ones `record` demands.
+run_out = os.path.join(d, "run.json")
+r = subprocess.run([H, "run", "--backend", "shm", "--workers", "1", "--size", "4M", "--workload", "pt-footprint",
+                    "--quiet", "--out", run_out], capture_output=True, text=True)
+t.ok(r.returncode == 0, "a harness run writes its record", r.stderr)
+run_rec = json.load(open(run_out)) if r.returncode == 0 else {"config": {}}
+helptext = subprocess.run([H, "record", "--help"], capture_output=True, text=True).stdout
+listed = [line for line in helptext.replace("\n", " ").split("config:")[1].split(".")[0].split()] \
+    if "config:" in helptext else []
+t.ok(listed == list(run_rec["config"]), "record's required config keys are a harness run's, in its order",
+     (listed, list(run_rec["config"])))
+
+env = subprocess.run([H, "environment", "--json"], capture_output=True, text=True)
+frame = json.loads(env.stdout)
+t.ok(frame.get("schema_version") == run_rec.get("schema_version"),
+     "environment --json carries the schema version a run's record has", frame.get("schema_version"))
+frame_path = put("frame.json", frame)
+
+config = dict(run_rec["config"], backend="anon", workload="postgres", postgres={"mode": "4k"})
+results = {"int": 2 ** 62, "neg": -7, "real": 0.1, "tiny": 1e-300, "big_real": 1.5e300, "whole_real": 3.0,
+           "none": None, "yes": True, "no": False, "text": "caf\u00e9 \"q\" \\ tab\t nl\n",
+           "list": [1, [2, {"a": None}], "x"], "nested": {"b": {"c": {"d": 1}}}, "empty": {}, "empty_list": []}
+body = {"config": config, "results": results}
+out = os.path.join(d, "pg.json")
+r = rec_cmd(frame_path, "-", out, "--csv", os.path.join(d, "pg.csv"), stdin=json.dumps(body))
+t.ok(r.returncode == 0 and os.path.exists(out), "a frame and a body (on stdin) make a record", r.stderr)
+got = json.load(open(out)) if os.path.exists(out) else {}
+t.ok(list(got) == ["schema_version", "tool", "config", "environment", "results"],
+     "its keys are a run's, in a run's order (no preflight in the body: none in the record)", list(got))
+t.ok(got.get("schema_version") == frame["schema_version"] and got.get("environment") == frame["environment"]
+     and got.get("tool") == "mshare-bench", "schema, tool and environment are the frame's, unchanged")
+t.ok(got.get("config") == config and list(got.get("config", {})) == list(config),
+     "config is the body's, keys in order")
+t.ok(got.get("results") == results, "results are the body's, every value equal", got.get("results"))
+gr = got.get("results", {})
+t.ok(type(gr.get("int")) is int and type(gr.get("real")) is float and type(gr.get("whole_real")) is float
+     and gr.get("int") == 2 ** 62, "integers stay integers, reals reals (3.0 is not written 3)",
+     {k: gr.get(k) for k in ("int", "real", "whole_real")})
+raw = open(out).read() if os.path.exists(out) else ""
+t.ok('"real": 0.1,' in raw, "0.1 is written 0.1 (the shortest text that reads back equal)")
+rows = list(csv.reader(open(os.path.join(d, "pg.csv")))) if os.path.exists(os.path.join(d, "pg.csv")) else []
+t.ok(len(rows) == 2 and "results.nested.b.c.d" in rows[0] and "config.postgres.mode" in rows[0]
+     and rows[1][rows[0].index("config.workers")] == str(config["workers"]),
+     "--csv appends the same record as one row (header first)", rows[:1])
+
+# Body via a file, with a preflight block: it goes between environment and results.
+body_pf = dict(body, preflight={"ok": True})
+out2 = os.path.join(d, "pf.json")
+r = rec_cmd(frame_path, put("body-pf.json", body_pf), out2)
+t.ok(r.returncode == 0 and list(json.load(open(out2))) == ["schema_version", "tool", "config", "environment",
+                                                             "preflight", "results"],
+     "a body's preflight sits where a run's does", r.stderr)
+
+# Never over an existing record.
+before = open(out).read()
+r = rec_cmd(frame_path, put("body.json", body), out)
+t.ok(r.returncode == 2 and out in r.stderr and "never replaced" in r.stderr and open(out).read() == before,
+     "an existing record is neither replaced nor touched (exit 2, named)", (r.returncode, r.stderr))
+t.ok(not [f for f in os.listdir(d) if "tmp" in f], "no temporary file left", os.listdir(d))
+
+# Refusals: exit 2, the message names the file and what is wrong, nothing written.
+def refused(what, frame_obj, body_obj, needle):
+    fp = put("f-bad.json", frame_obj)
+    bp = put("b-bad.json", body_obj)
+    o = os.path.join(d, "refused.json")
+    r = rec_cmd(fp, bp, o)
+    t.ok(r.returncode == 2 and needle in r.stderr and "no record written" in r.stderr and not os.path.exists(o),
+         "refused: %s (exit 2, says %r)" % (what, needle), (r.returncode, r.stderr))
+
+
+refused("a frame of another schema version", dict(frame, schema_version=frame["schema_version"] - 1), body,
+        "schema_version %d, this writer's is %d" % (frame["schema_version"] - 1, frame["schema_version"]))
+refused("a frame without a clock", dict(frame, environment={k: v for k, v in frame["environment"].items()
+                                                             if k != "clock"}), body, "platform and clock")
+refused("a frame with a key of its own", dict(frame, results={}), body, "unknown key 'results'")
+refused("a frame that is not JSON", "{\"schema_version\": 8,", body, "f-bad.json: not JSON at line 1")
+refused("a body giving the schema version", frame, dict(body, schema_version=1), "key 'schema_version' is not the body's")
+refused("a body without config.seed", frame, {"config": {k: v for k, v in config.items() if k != "seed"},
+                                               "results": results}, "config has no 'seed'")
+refused("a body without results", frame, {"config": config}, "no results object")
+refused("a body whose workers is a string", frame, {"config": dict(config, workers="10"), "results": results},
+        "config.workers an integer")
+refused("a body with a duplicate key", frame, '{"config": {}, "config": {}, "results": {}}', "duplicate")
+def nested(levels):
+    """An object nested `levels` deep ({} is 1)."""
+    v = {}
+    for _ in range(levels - 1):
+        v = {"x": v}
+    return v
+
+
+r = rec_cmd(frame_path, put("b-16.json", {"config": config, "results": nested(15)}), os.path.join(d, "deep16.json"))
+t.ok(r.returncode == 0, "a record 16 levels deep (the writer's limit) is written", r.stderr)
+refused("a body nested 17 levels deep", frame, {"config": config, "results": nested(16)},
+        "nested deeper than the writer's 16 levels")
+refused("a body that is an array", frame, [], "not a JSON object")
+
+r = subprocess.run([H, "record", "--frame", frame_path, "--body", "-"], input="{}", capture_output=True, text=True)
+t.ok(r.returncode == 2 and "give --out FILE" in r.stderr, "no --out: exit 2, says so", r.stderr)
+r = rec_cmd(frame_path, put("body.json", body), os.path.join(d, "no-such-dir", "x.json"))
+t.ok(r.returncode == 3 and "no-such-dir" in r.stderr, "a directory that does not exist: exit 3, named", r.stderr)
+r = rec_cmd(os.path.join(d, "missing-frame.json"), "-", os.path.join(d, "m.json"), stdin="{}")
+t.ok(r.returncode == 2 and "missing-frame.json" in r.stderr, "a missing frame file: exit 2, named", r.stderr)
+
+# SIGKILL and SIGTERM at the worst moment: the temporary file written, the
+# commit not yet done (MSHARE_BENCH_TEST_COMMIT_GATE holds the writer there).
+import signal  # noqa: E402
+import time  # noqa: E402
+
+
+def at_gate(sig, out):
+    gate = os.path.join(d, "gate")
+    if os.path.exists(gate):
+        os.unlink(gate)
+    p = subprocess.Popen([H, "record", "--frame", frame_path, "--body", put("body.json", body), "--out", out],
+                         env=dict(os.environ, MSHARE_BENCH_TEST_COMMIT_GATE=gate), stderr=subprocess.PIPE, text=True)
+    tmp = []
+    for _ in range(300):
+        tmp = [f for f in os.listdir(d) if f.startswith(os.path.basename(out) + ".mshare-bench-tmp.")]
+        if tmp:
+            break
+        time.sleep(0.05)
+    time.sleep(0.2)
+    p.send_signal(sig)
+    if sig != signal.SIGKILL:
+        open(gate, "w").close()
+    err = p.communicate(timeout=60)[1]
+    return p.returncode, tmp, err
+
+
+killed = os.path.join(d, "killed.json")
+rc, tmp, err = at_gate(signal.SIGKILL, killed)
+t.ok(rc == -signal.SIGKILL and tmp and not os.path.exists(killed) and os.path.exists(os.path.join(d, tmp[0])),
+     "SIGKILL before the commit: no record, the temporary file left", (rc, tmp, err))
+r = rec_cmd(frame_path, put("body.json", body), killed)
+t.ok(r.returncode == 0 and os.path.exists(killed) and not [f for f in os.listdir(d) if ".mshare-bench-tmp." in f]
+     and "removed" in r.stderr, "the next writer removes the orphan, saying so, and writes the record", r.stderr)
+termed = os.path.join(d, "termed.json")
+rc, tmp, err = at_gate(signal.SIGTERM, termed)
+t.ok(rc == 0 and os.path.exists(termed) and json.load(open(termed))["results"] == results,
+     "SIGTERM during the commit: held back, the record complete (exit 0)", (rc, err))
+
+# The sweep's side: pgpoint.write goes through the writer and says why it did not write.
+import pgpoint  # noqa: E402
+why = pgpoint.write({"config": config, "results": results}, out, frame_path, H)
+t.ok(why is not None and out in why, "pgpoint.write reports the writer's refusal (existing record)", why)
+why = pgpoint.write({"config": config, "results": results}, os.path.join(d, "via-pgpoint.json"), frame_path, H)
+t.ok(why is None and json.load(open(os.path.join(d, "via-pgpoint.json")))["results"] == results,
+     "pgpoint.write writes through the harness's writer", why)
+import shutil  # noqa: E402
+shutil.rmtree(d)
+t.done()
