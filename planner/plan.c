@@ -49,8 +49,9 @@ static const struct opt plan_options[P_COUNT + 1] = {
 	[P_TOUCH_FRACTION] = { "touch-fraction", "F", "share of the region's 2 MiB spans each process touches,\n"
 						    "densely from its start, 0 < F <= 1 (default 1: all;\n"
 						    "measured PostgreSQL backends at 2 GB of buffers: 0.90\n"
-						    "after a full pass over 7/8 of them, 0.07-0.08 after\n"
-						    "pgbench -S at scale 8, whose data fills 6% of them)", false },
+						    "after a full pass over 7/8 of them; at scale 8, whose\n"
+						    "data fills 6% of them: 0.07-0.08 after pgbench -S,\n"
+						    "0.05-0.08 after pgbench's read-write script)", false },
 	[P_READS] = { "reads", "F|P%|Nblocks", "the DBA's unit: how much of the buffers one process\n"
 					      "reads, as a fraction (0.004), a percentage (0.4%) or a\n"
 					      "number of blocks (5000blocks); converted to 2 MiB spans\n"
@@ -801,9 +802,10 @@ int plan_main(int argc, char **argv)
 		return rc;
 	if (!a.reads_text && !a.touch_map && !a.have_fraction)
 		snprintf(a.req.touch_note, sizeof(a.req.touch_note), "touch NOT GIVEN: every process touches all of the "
-			 "region (the upper bound); PostgreSQL backends MEASURED under pgbench -S touched 90.4%% to "
-			 "92.2%% of the 2 MiB spans (results/postgres-dba-ref3, 10-200 clients): --touch-fraction 0.9; "
-			 "or --reads in blocks");
+			 "region (the upper bound); PostgreSQL backends MEASURED after a full pass over 7/8 of the "
+			 "buffers touched 90.4%% to 92.2%% of the 2 MiB spans (results/postgres-dba-ref3, 10-200 "
+			 "clients): --touch-fraction 0.9; under pgbench -S at scale 8 7-8%% "
+			 "(results/postgres-scale-*): --touch-fraction 0.08; or --reads in blocks");
 
 	modes_given = a.req.mode_count > 0;
 	if (!modes_given)

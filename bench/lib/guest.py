@@ -287,7 +287,9 @@ def _boot(sweep, todo, clock, root, start, offset, total):
 
 def _pg_records(sweep, todo, bdir, root):
     """Write the records of the boot's PostgreSQL points into its records/
-    (pgpoint.build, from pg/ and the harness's frame printed in the guest),
+    (pgpoint.build reads the figures from pg/; the harness's writer,
+    `mshare-bench record`, writes the record inside the frame it printed in
+    the guest),
     to be filed with the harness's. {(id, k): why} of those without one."""
     failed = {}
     todo = [(p, k) for p, k in todo if pgpoint.is_pg(p)]
@@ -305,14 +307,18 @@ def _pg_records(sweep, todo, bdir, root):
         if not os.path.isdir(pgdir):
             failed[(p["id"], k)] = "no PostgreSQL output (guest pg/ missing)"
             continue
-        rec, note = pgpoint.build(p, k, pgdir, pgpoint.read_frame(os.path.join(pgdir, name + ".frame.json")),
+        frame_path = os.path.join(pgdir, name + ".frame.json")
+        rec, note = pgpoint.build(p, k, pgdir, pgpoint.read_frame(frame_path),
                                   facts.get(p["backend"]), sweep.harness, sweep.manifest)
         if rec is None:
             failed[(p["id"], k)] = note
             continue
         dst = os.path.join(bdir, "records", name + ".json")
         if not os.path.exists(dst):
-            pgpoint.write(rec, dst)
+            why = pgpoint.write(rec, dst, frame_path, sweep.harness)
+            if why:
+                failed[(p["id"], k)] = "no record: %s" % why
+                continue
         if note:
             _say("  guest %s r%d recorded, but: %s" % (p["id"], k, note))
             sweep.log("%s r%d recorded, but: %s" % (p["id"], k, note))

@@ -13,8 +13,12 @@ The spec's axes mean for it (bench/README.md, "PostgreSQL points"):
   workers   connections (pgbench -c)
   sizes     shared_buffers
   page      4k (hugetlb-2m has its own)
-  args      --preset select|dba  pgbench -S, or every backend's full pass
-                                 over 7/8 of shared_buffers first (issue 27)
+  args      --preset select|rw|dba
+                                 pgbench -S; pgbench's default read-write
+                                 script (tpcb-like: three UPDATEs, a SELECT
+                                 and an INSERT per transaction, issue 45);
+                                 or every backend's full pass over 7/8 of
+                                 shared_buffers first, then -S (issue 27)
             --scale N            pgbench -i -s N (default 10)
             --window S           guest seconds of the measured window (default 10, at least 5)
             --touch S[,S...]     backend anon only (each backend's own page tables):
@@ -23,12 +27,15 @@ The spec's axes mean for it (bench/README.md, "PostgreSQL points"):
                                  seconds after all connected, each 0 or at least the
                                  window, increasing (issue 45)
 
-The record is written here, on the host, from what the script left
-(TAG.facts and, for dba, TAG.passes and TAG.pid.json; TAG = <point id>.r<k>)
-inside the frame the harness wrote where the point ran
-(`mshare-bench environment --json`: schema_version and the environment
-block, with the clock and the Slurm ids read there): the harness's schema
-version and clock, never a guess. Its config has the harness's keys
+The figures are read here, on the host, from what the script left
+(TAG.facts and, for dba, TAG.passes and TAG.pid.json; TAG = <point id>.r<k>):
+this module is the point's stats parser. The record is written by the
+harness's record writer, as a harness run's (`mshare-bench record`,
+harness/record_external.c; write() below), inside the frame the harness
+printed where the point ran (TAG.frame.json, `mshare-bench environment
+--json`: schema_version and the environment block, with the clock and the
+Slurm ids read there): the harness's schema version and clock, never a
+guess; a frame of another schema is refused. Its config has the harness's keys
 (backend and backend_facts, workers, size_bytes = the segment PostgreSQL
 made, workload, workload_facts, page_mode, params) and config.postgres.mode,
 pg-common.sh's name of the mode.
@@ -66,7 +73,9 @@ def usable_row(backend):
 # ... and back, for records of bench/pg-sweep.
 BACKEND_OF_MODE = {m: b for b, m in MODE.items()}
 OLD_WORKLOADS = ("pgbench-select", "pgbench-dba")
-PRESETS = {"select": "pgbench-select", "dba": "pgbench-dba"}
+PRESETS = {"select": "pgbench-select", "rw": "pgbench-tpcb-like", "dba": "pgbench-dba"}
+# pgbench's script option per preset (the record's config.postgres.pgbench)
+SCRIPTS = {"select": "-S", "rw": "-b tpcb-like", "dba": "-f dba.sql -D scale=%(scale)d -D passed=0"}
 DEFAULTS = {"preset": "select", "scale": 10, "window": 10, "touch": []}
 DESIGN = {"mshare-dax": "mshare 2022 series (v1): mshare()/mshare_unlink() system calls",
           "mshare-shmem": "mshare 2022 series (v1): mshare()/mshare_unlink() system calls",
@@ -121,7 +130,7 @@ def options(args):
         a = args[i]
         name, eq, value = a.partition("=")
         if name not in ("--preset", "--scale", "--window", "--touch"):
-            raise PgError("option '%s' is not a PostgreSQL point's (--preset select|dba, --scale N, --window S, "
+            raise PgError("option '%s' is not a PostgreSQL point's (--preset select|rw|dba, --scale N, --window S, "
                           "--touch S[,S...])" % a)
         if not eq:
             if i + 1 >= len(args):
@@ -135,7 +144,7 @@ def options(args):
         seen.add(key)
         if key == "preset":
             if value not in PRESETS:
-                raise PgError("--preset '%s' (select or dba)" % value)
+                raise PgError("--preset '%s' (select, rw or dba)" % value)
             out[key] = value
         elif key == "touch":
             parts = value.split(",")
@@ -441,6 +450,12 @@ def build(p, k, pgdir, frame, backend_facts, harness, manifest=None):
             list(facts)[-1] if facts else "nothing")
     if facts.get("pgbench_rc") != "0":
         return None, "pgbench exit %s: %s" % (facts.get("pgbench_rc"), " / ".join(pgbench[-3:]))
+    if facts.get("mode") != MODE[p["backend"]]:
+        # the guest says which mode its server ran (until Dec 7 the first
+        # point of a boot ran 4k whatever its backend): never a record
+        # under another backend's name
+        return None, "the server ran mode %r, not %r (backend %s): not recorded; --resume runs it again" % (
+            facts.get("mode"), MODE[p["backend"]], p["backend"])
     ok, why = snapshot_check(p["workers"], facts)
     if not ok:
         return None, "page tables and faults not measured: %s (pgbench's own figures in %s)" % (why, path)
@@ -479,7 +494,8 @@ def build(p, k, pgdir, frame, backend_facts, harness, manifest=None):
             # what a backend reaches: pgbench -S's random keys, or (dba) a
             # table of 7/8 of the buffers; neither is every 2 MiB range
             "workload_facts": {"touch_stride_bytes": 0, "touches_whole_region": False},
-            "page_mode": p["page"], "write": False,
+            # rw (tpcb-like) writes to the segment; select and dba only read
+            "page_mode": p["page"], "write": o["preset"] == "rw",
             "addr": None if host or not mode.startswith("mshare") else "0x20000000000",
             "path": "/mnt/pmem/pg/shm" if mode in ("mshare-dax", "mshare-2025-dax") and not host else None,
             "seed": 0, "duration_s": o["window"], "ops": 0, "cpus": None, "mem_policy": None,
@@ -491,7 +507,7 @@ def build(p, k, pgdir, frame, backend_facts, harness, manifest=None):
                 "shared_buffers": sb, "pgbench_scale": o["scale"], "max_connections": maxc,
                 "settings": settings,
                 "pgbench": "pgbench -n %s -M prepared -c %d -j 2 -T %s -l" % (
-                    "-S" if o["preset"] == "select" else "-f dba.sql -D scale=%d -D passed=0" % o["scale"],
+                    SCRIPTS[o["preset"]] % {"scale": o["scale"]},
                     n, facts.get("pgbench_T_s", "?")),
                 "preload": "LD_PRELOAD=/usr/lib/pg-mshare.so %sPGMSHARE_BACKING=%s" % (
                     "PGMSHARE_DESIGN=2025 " if mode == "mshare-2025-dax" else "", mode.split("-")[-1])
@@ -605,15 +621,22 @@ def build(p, k, pgdir, frame, backend_facts, harness, manifest=None):
     return rec, "; ".join(notes) or None
 
 
-def write(rec, path):
-    """A record, atomically, never over an existing one (as the harness's --out)."""
-    tmp = path + ".tmp-%d" % os.getpid()
-    with open(tmp, "w") as f:
-        f.write(json.dumps(rec, indent=1) + "\n")
+def write(rec, path, frame_path, harness):
+    """Record rec (build()'s) at path, written by the harness's writer
+    (`mshare-bench record`, harness/record_external.c): the frame is the
+    file the harness printed where the point ran, the body rec's config
+    and results; atomic, never over an existing record, refused when the
+    frame's schema is not this harness's. None, or why nothing was
+    written."""
+    body = json.dumps({"config": rec["config"], "results": rec["results"]})
     try:
-        os.link(tmp, path)
-    finally:
-        os.unlink(tmp)
+        r = subprocess.run([harness, "record", "--frame", frame_path, "--body", "-", "--out", path], input=body,
+                           capture_output=True, text=True, check=False)
+    except OSError as e:
+        return "the harness's record writer (%s record): %s" % (harness, e)
+    if r.returncode != 0:
+        return (r.stderr.strip() or "%s record: exit %d" % (harness, r.returncode)).splitlines()[-1]
+    return None
 
 
 def read_frame(path):

@@ -43,6 +43,15 @@ def frame(clock, platform):
                             "time_unit": "instructions" if clock == "guest-instructions" else "ns"}}
 
 
+def write_record(rec, path, fr):
+    """The record through the harness's writer (`mshare-bench record`), the frame fr in a file as the guest leaves it."""
+    fp = path + ".frame.json"
+    json.dump(fr, open(fp, "w"))
+    why = pgpoint.write(rec, path, fp, tap.HARNESS)
+    os.unlink(fp)
+    return why
+
+
 def build_from(fixture, stem, p, fr):
     """pgpoint.build on a fixture's pg/STEM.* files, named as a sweep's run names them."""
     d = tempfile.mkdtemp(prefix="pg-dba-test.")
@@ -123,12 +132,14 @@ t.ok(pgdba.instructions_per_tx("guest-tcg-ns", 10.0, 1000) is None
 # --- records from the fixture, and the projection's labels ---
 with tempfile.TemporaryDirectory() as d:
     p = point("anon", platform="host")
-    rec, note, pgd = build_from(FIX, "4k-c4", p, frame("host-ns", "host"))
+    fr = frame("host-ns", "host")
+    rec, note, pgd = build_from(FIX, "4k-c4", p, fr)
     rundir = os.path.join(d, "dbat-host")
     os.makedirs(os.path.join(rundir, "records"))
     json.dump({"points": [p]}, open(os.path.join(rundir, "manifest.json"), "w"))
     if rec:
-        pgpoint.write(rec, os.path.join(rundir, "records", pgpoint.tag(p["id"], 1) + ".json"))
+        t.ok(write_record(rec, os.path.join(rundir, "records", pgpoint.tag(p["id"], 1) + ".json"), fr) is None,
+             "the harness's writer writes the record")
     t.ok(rec is not None and note is None, "pgpoint.build makes the dba record from the fixture", note)
     rec = rec or {}
     res = rec.get("results", {})
@@ -177,12 +188,14 @@ t.ok(proj_mod.shared_pmd_pages("4k", {"start": hex(2 * G), "size_bytes": 2 * G})
 FIXG = os.path.join(tap.ROOT, "tests", "bench", "pg-dba-fixture-guest")
 with tempfile.TemporaryDirectory() as d:
     p = point("hugetlb-2m")
-    rec, note, _ = build_from(FIXG, "hugetlb-2m-c4", p, frame("guest-instructions", "guest"))
+    fr = frame("guest-instructions", "guest")
+    rec, note, _ = build_from(FIXG, "hugetlb-2m-c4", p, fr)
     rundir = os.path.join(d, "dbag")
     os.makedirs(os.path.join(rundir, "records"))
     json.dump({"points": [p]}, open(os.path.join(rundir, "manifest.json"), "w"))
     if rec:
-        pgpoint.write(rec, os.path.join(rundir, "records", pgpoint.tag(p["id"], 1) + ".json"))
+        t.ok(write_record(rec, os.path.join(rundir, "records", pgpoint.tag(p["id"], 1) + ".json"), fr) is None,
+             "the harness's writer writes the record")
     recs = glob.glob(os.path.join(rundir, "records", "*.json"))
     t.ok(rec is not None and note is None and len(recs) == 1, "pgpoint.build makes the guest hugetlb-2m record", note)
     dba = (json.load(open(recs[0])) if recs else {}).get("results", {}).get("dba") or {}

@@ -161,6 +161,17 @@ rec, note = build("mshare-c10", point("mshare", args=("--preset", "select", "--s
 t.ok(rec is not None and "touch" not in rec["results"] and "backends_exit_all" in rec["results"]["time_s"],
      "without --touch: no touch figures (the exit figure's key is there)", rec and rec["results"]["time_s"])
 
+# --- a point whose server ran another mode than its backend's has no record
+d = tempfile.mkdtemp(prefix="pg-touch-mode.")
+ph = point("hugetlb-2m", args=("--preset", "select", "--scale", "1", "--window", "5"))
+shutil.copy(os.path.join(FIX, "mshare-c10.facts"), os.path.join(d, pgpoint.tag(ph["id"], 1) + ".facts"))
+with open(os.path.join(d, pgpoint.tag(ph["id"], 1) + ".facts")) as f:
+    ran = [x for x in f.read().splitlines() if x.startswith("mode=")]
+rec_h, note_h = pgpoint.build(ph, 1, d, frame, {}, tap.HARNESS)
+t.ok(rec_h is None and note_h and "mode 'mshare-dax', not 'hugetlb-2m'" in note_h,
+     "a hugetlb-2m point whose facts say the server ran %s: no record, and why" % ran, note_h)
+shutil.rmtree(d)
+
 # --- the DBA's side-by-side table and the projection with the measured touch
 import json  # noqa: E402
 import runrecords  # noqa: E402
@@ -173,7 +184,12 @@ pa = point("anon")
 pm = point("mshare", args=("--preset", "select", "--scale", "1", "--window", "5"))
 for stem, p in (("anon-c10", pa), ("mshare-c10", pm)):
     rec, _ = build(stem, p)
-    pgpoint.write(rec, os.path.join(d, "records", "%s.r1.json" % p["id"]))
+    json.dump(frame, open(os.path.join(d, "frame.json"), "w"))
+    why = pgpoint.write(rec, os.path.join(d, "records", "%s.r1.json" % p["id"]), os.path.join(d, "frame.json"),
+                        tap.HARNESS)
+    written = os.path.join(d, "records", "%s.r1.json" % p["id"])
+    t.ok(why is None and json.load(open(written)) == json.loads(json.dumps(rec)),
+         "the harness's writer writes the %s record, equal to what pgpoint read" % stem, why)
 json.dump({"points": [pa, pm], "name": "pg-touch-test"}, open(os.path.join(d, "manifest.json"), "w"))
 side = pgpoint.dba_side_by_side(runrecords.Run(d))
 rows = {l.split()[0]: l for l in side.splitlines()[2:]}
@@ -186,14 +202,26 @@ tt = pgpoint.touch_table(runrecords.Run(d)).splitlines()[2:]
 t.ok(len(tt) == 3 and all(l.split()[0] == "4k" and "14 / 14 / 14" in l for l in tt) and
      "1836 / 2555 / 3611" in tt[0], "the touch table: a row per anon snapshot, spans and pages p10/p50/p90", tt)
 if os.path.isdir(DBA_RUN):
+    # a second anon point with more connections whose backends reached less
+    # (as pgbench's read-write script at 1,000 under its lock queue): the
+    # projection plans for the most any point's backends reached
+    few = json.load(open(os.path.join(d, "records", "%s.r1.json" % pa["id"])))
+    few["config"]["workers"] = 500
+    few["config"]["params"]["preset"] = "rw"
+    for sn in few["results"]["touch"]["snapshots"]:
+        if sn.get("fraction_of_spans_mean") is not None:
+            sn["fraction_of_spans_mean"] = 0.05
+    json.dump(few, open(os.path.join(d, "records", "guest-anon-4k-w500-s64M-postgres.r1.json"), "w"))
     r = run(PROJECT, DBA_RUN, "--touch-run", d, "--processes", "8000,16000", "--json")
     try:
         js = json.loads(r.stdout)
     except ValueError:
         js = {}
     tf = js.get("touch_measured") or {}
-    t.ok(r.returncode == 0 and tf.get("fraction") == round(14 / 36, 5) and tf.get("n") == 10,
-         "pg-dba-project --touch-run takes the fraction of 2 MiB spans measured (14 of 36)", r.stderr + str(tf))
+    t.ok(r.returncode == 0 and tf.get("fraction") == round(14 / 36, 5) and tf.get("n") == 10
+         and tf.get("workload") == "pgbench -S",
+         "pg-dba-project --touch-run takes the highest fraction of 2 MiB spans measured (14 of 36 at 10, not 5% at "
+         "500 connections), and names its workload", r.stderr + str(tf))
     pj = {(x["processes"], x["touch"] is not None): x for x in js.get("projections", [])}
     ok = set(pj) == {(8000, False), (16000, False), (8000, True), (16000, True)}
     t.ok(ok, "projections at 8,000 and 16,000, full pass and measured touch", sorted(pj))
@@ -206,6 +234,7 @@ if os.path.isdir(DBA_RUN):
              (meas["pagetables_all"], full["pagetables_all"]))
     r = run(PROJECT, DBA_RUN, "--touch-run", d, "--processes", "16000")
     t.ok(r.returncode == 0 and "touching 38.89% of the segment's 2 MiB spans (MEASURED" in r.stdout and
+         "10 backends of pgbench -S at scale" in r.stdout and
          "every backend touching all of it (touch fraction 1)" in r.stdout,
          "the text labels the measured fraction and the full pass", r.stdout[-1500:])
     r = run(PROJECT, DBA_RUN, "--touch-run", DBA_RUN)

@@ -6,7 +6,9 @@
 #   pg-bench.sh OUTDIR TAG MODE N SHARED_BUFFERS SCALE WINDOW_S PRESET MAX_CONNECTIONS [TOUCH_AT]
 # MODE is pg-common.sh's (4k, hugetlb-2m, mshare-dax, mshare-shmem,
 # mshare-2025-dax; pgpoint.py maps the sweep's backends to it), N the
-# connections, PRESET select (pgbench -S) or dba (issue 27): init also fills
+# connections, PRESET select (pgbench -S), rw (pgbench's default
+# TPC-B-like read-write script: three UPDATEs, a SELECT and an INSERT
+# per transaction; issue 45) or dba (issue 27): init also fills
 # an unlogged table `big` of one 8 KiB block per row, 7/8 of SHARED_BUFFERS,
 # prewarmed with the pgbench relations; every pgbench client's first
 # transaction is one full pass over it (dba_pass(): sum of a column at the
@@ -60,7 +62,7 @@
 # Progress on the console: "pg-bench: ..." lines.
 . "$(dirname "$0")/pg-common.sh"
 out=$1 tag=$2 mode=$3 n=$4 sb=$5 scale=$6 dur=$7 workload=$8 maxc=$9 touch_at=${10:-}
-[ -n "$maxc" ] || { echo "usage: pg-bench.sh OUTDIR TAG MODE N SHARED_BUFFERS SCALE WINDOW_S select|dba MAX_CONNECTIONS [TOUCH_AT]" >&2; exit 2; }
+[ -n "$maxc" ] || { echo "usage: pg-bench.sh OUTDIR TAG MODE N SHARED_BUFFERS SCALE WINDOW_S select|rw|dba MAX_CONNECTIONS [TOUCH_AT]" >&2; exit 2; }
 [ "$touch_at" = - ] && touch_at=
 touch_last=0
 for s_ in $(echo "$touch_at" | tr ',' ' '); do
@@ -70,7 +72,7 @@ for s_ in $(echo "$touch_at" | tr ',' ' '); do
 	touch_last=$s_
 done
 [ -z "$touch_at" ] || [ "$mode" = 4k ] || { echo "pg-bench.sh: TOUCH_AT needs mode 4k (page tables of each backend's own), not $mode" >&2; exit 2; }
-case $workload in select | dba) ;; *) echo "pg-bench.sh: preset '$workload' (select or dba)" >&2; exit 2 ;; esac
+case $workload in select | rw | dba) ;; *) echo "pg-bench.sh: preset '$workload' (select, rw or dba)" >&2; exit 2 ;; esac
 case $n$maxc in *[!0-9]*) echo "pg-bench.sh: N '$n' and MAX_CONNECTIONS '$maxc' are whole numbers" >&2; exit 2 ;; esac
 [ "$maxc" -ge "$n" ] || { echo "pg-bench.sh: MAX_CONNECTIONS $maxc is below N $n" >&2; exit 2; }
 mkdir -p "$out"
@@ -297,16 +299,23 @@ if [ "$workload" = dba ]; then
 	T=$((T + (2 * n * plan_ms_seen + 999) / 1000))
 	rm -rf "$PGRUN/pass"; mkdir -p "$PGRUN/pass"; chown postgres "$PGRUN/pass"
 	script="-f $PGRUN/dba.sql -D scale=$scale -D passed=0"
+elif [ "$workload" = rw ]; then
+	script="-b tpcb-like"
 else
 	script="-S"
 fi
 # touch snapshots: -T covers the last one (after the window), with the
 # connecting margin and 10 s more; what is left then costs nothing
 # (pgbench is stopped, below).
-# A snapshot reads 4 MiB of pagemap per backend for a 2 GiB segment: 5
-# to 10 guest ms each at 500 backends (instruction clock); 40 allowed.
+# A snapshot reads 4 MiB of pagemap per backend for a 2 GiB segment: 19
+# guest ms per backend at 1,000 backends under pgbench -S, 31 under the
+# read-write script (instruction clock; postgres-touch-rw's first run,
+# whose 40 ms once for all snapshots let -T run out before the last
+# one); 100 ms per backend and snapshot allowed, and the window's stat
+# snapshot as one more.
 if [ -n "$touch_at" ]; then
-	tt=$((touch_last + 10 + (2 * n * conn_ms + 999) / 1000 + (n * 40 + 999) / 1000))
+	nsnap=$(($(echo "$touch_at" | tr ',' ' ' | wc -w) + 1))
+	tt=$((touch_last + 10 + (2 * n * conn_ms + 999) / 1000 + (nsnap * n * 100 + 999) / 1000))
 	[ "$tt" -gt "$T" ] && T=$tt
 	fact touch_at "$touch_at"
 fi
@@ -464,6 +473,15 @@ for s_ in $(echo "$touch_at" | tr ',' ' '); do
 		echo "snapshot $s_ - - missing" >>"$out/$tag.touch"
 	fi
 done
+# pgbench is stopped here, before the facts below are worked out (under
+# 1,000 busy backends that took over 12 guest s, by when a -T of 25 s had
+# run out: no exit figure), and continued once its -T is over (below).
+stopped=
+e_a=
+if kill -STOP $bpid 2>/dev/null; then
+	stopped=yes
+	t1=$(date +%s)
+fi
 # shellcheck disable=SC2086
 {
 	fact pgbench_still_running "$running"
@@ -484,8 +502,8 @@ done
 	fact mem_free_kb_end "$mfr1"
 	fact snapshot_cs "$snapshot_cs"
 }
-# pgbench is stopped (SIGSTOP) right after the window (and the touch
-# snapshots) until its
+# pgbench, stopped (SIGSTOP) right after the window and the touch
+# snapshots (above), stays stopped until its
 # -T has run out, then continued: it ends at once, with its summary.
 # Meanwhile the guest idles, and an idle guest's clock jumps ahead
 # under --clock instructions and tcg (QEMU -icount sleep=off): the
@@ -495,11 +513,7 @@ done
 # counted in it. pgbench's own TPS and latency average include the
 # stop (the record uses the window's, from its log). (Until Dec 7 the
 # select preset without touch snapshots let pgbench run to its end.)
-stopped=
-e_a=
-if kill -STOP $bpid 2>/dev/null; then
-	stopped=yes
-	t1=$(date +%s)
+if [ -n "$stopped" ]; then
 	while [ $(($(date +%s) - ts)) -le "$T" ]; do sleep 1; done
 	urgent
 	e_a=$(now_cs)

@@ -37,10 +37,13 @@ pg_init() {
 # the 2022 design, v1), mshare-2025-dax (the library, the 2025 design).
 # The server log is $PGRUN/server-MODE.log. Sets pg_pid.
 pg_start() {
-	mode=$1 sb=$2 maxc=$3
+	# pg_-prefixed: the caller's mode, sb and maxc are its own (until
+	# Dec 7 this set `mode`, so that the init's 4k start made the first
+	# point of a boot run in mode 4k whatever its backend)
+	pg_mode=$1 pg_sb=$2 pg_maxc=$3
 	shift 3
 	hp=off env=""
-	case "$mode" in
+	case "$pg_mode" in
 	4k) ;;
 	hugetlb-2m) hp=on ;;
 	mshare-dax) env="LD_PRELOAD=$PG_MSHARE_SO PGMSHARE_BACKING=dax PGMSHARE_DIR=$PGSHM" ;;
@@ -48,13 +51,13 @@ pg_start() {
 	# the 2025 design (msharefs region file, series v3): the DAX file
 	# mapped into the region by ioctl; needs the mshare-2025 kernel
 	mshare-2025-dax) env="LD_PRELOAD=$PG_MSHARE_SO PGMSHARE_DESIGN=2025 PGMSHARE_BACKING=dax PGMSHARE_DIR=$PGSHM" ;;
-	*) pg_log "unknown mode '$mode' (4k, hugetlb-2m, mshare-dax, mshare-shmem, mshare-2025-dax)"; return 2 ;;
+	*) pg_log "unknown mode '$pg_mode' (4k, hugetlb-2m, mshare-dax, mshare-shmem, mshare-2025-dax)"; return 2 ;;
 	esac
-	pg_logfile=$PGRUN/server-$mode.log
+	pg_logfile=$PGRUN/server-$pg_mode.log
 	: >"$pg_logfile"; chown postgres "$pg_logfile"
 	# shellcheck disable=SC2086
-	as_pg env $env "$PGBIN/pg_ctl" -D "$PGDATA" -l "$pg_logfile" -w -t 600 -o "-c shared_buffers=$sb \
--c huge_pages=$hp -c max_connections=$maxc -c listen_addresses='' -c unix_socket_directories='$PGRUN' \
+	as_pg env $env "$PGBIN/pg_ctl" -D "$PGDATA" -l "$pg_logfile" -w -t 600 -o "-c shared_buffers=$pg_sb \
+-c huge_pages=$hp -c max_connections=$pg_maxc -c listen_addresses='' -c unix_socket_directories='$PGRUN' \
 -c autovacuum=off -c jit=off -c max_parallel_workers_per_gather=0 -c dynamic_shared_memory_type=posix \
 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_wal_size=4GB $*" \
 		start >"$PGRUN/pg_ctl.log" 2>&1 || { cat "$PGRUN/pg_ctl.log" "$pg_logfile"; return 1; }
