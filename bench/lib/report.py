@@ -146,7 +146,7 @@ def read_kv(path):
 
 
 FIELDS = ("kernel", "build", "cpu", "cpus", "memory", "numa_nodes", "hostname", "tool_version", "clock", "unit", "timer",
-          "schema", "backing")
+          "schema", "backing", "slurm_cluster", "slurm_partition", "slurm_array_job")
 
 
 def conditions(run):
@@ -164,7 +164,13 @@ def conditions(run):
                 c = by_platform[platform] = {"platform": platform, "records": 0}
                 for key in FIELDS:
                     c[key] = []
+                c["slurm_count"], c["slurm_none"] = {}, 0
             c["records"] += 1
+            slurm = env.get("slurm") if isinstance(env.get("slurm"), dict) else {}
+            if slurm.get("node"):
+                c["slurm_count"][str(slurm["node"])] = c["slurm_count"].get(str(slurm["node"]), 0) + 1
+            else:
+                c["slurm_none"] += 1
             for key, value in (("kernel", env.get("kernel")), ("build", env.get("kernel_version")),
                                ("cpu", env.get("cpu")), ("cpus", env.get("cpus")),
                                ("memory", _size(env.get("mem_total_bytes"))),
@@ -173,7 +179,9 @@ def conditions(run):
                                ("unit", env.get("time_unit")),
                                ("timer", runrecords.lookup(r, "results.clock")),
                                ("schema", r.get("schema_version")),
-                               ("backing", runrecords.lookup(r, "results.fs_type"))):
+                               ("backing", runrecords.lookup(r, "results.fs_type")),
+                               ("slurm_cluster", slurm.get("cluster")), ("slurm_partition", slurm.get("partition")),
+                               ("slurm_array_job", slurm.get("array_job_id"))):
                 if value is not None and value != "" and str(value) not in c[key]:
                     c[key].append(str(value))
     out = []
@@ -205,6 +213,22 @@ def conditions(run):
                              "results.clock; environment.clock is newer than them)."
                              % (" / ".join(c["timer"]) or "the host's monotonic clock"))
         c["clock_notes"] = notes
+        # Where the records ran when a Slurm task ran them (environment.slurm;
+        # a guest's own host name is the VM's, "(none)"): None for a run
+        # that never went through Slurm, so its page has no such row.
+        c["slurm_nodes"] = sorted(c["slurm_count"])
+        c["slurm"] = None
+        if c["slurm_count"]:
+            parts = ["node%s %s" % ("s" if len(c["slurm_count"]) > 1 else "", ", ".join(
+                "%s (%d record%s)" % (n, k, "" if k == 1 else "s") for n, k in sorted(c["slurm_count"].items())))]
+            for key, label in (("slurm_cluster", "cluster"), ("slurm_partition", "partition"),
+                               ("slurm_array_job", "array job")):
+                if c[key]:
+                    parts.append("%s%s %s" % (label, "s" if len(c[key]) > 1 else "", ", ".join(c[key])))
+            if c["slurm_none"]:
+                parts.append("%d record%s without Slurm ids (run outside Slurm)" % (
+                    c["slurm_none"], "" if c["slurm_none"] == 1 else "s"))
+            c["slurm"] = "; ".join(parts)
         c["clock_shown"] = clocks or (["%s (results.clock)" % t for t in c["timer"]] if platform == "host" else []) \
             or ["not recorded"]
         if c["unit"]:

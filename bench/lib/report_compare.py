@@ -31,7 +31,7 @@ def condition_items(run):
         for key, label in (("kernel", "kernel release"), ("build", "build key"), ("clock_shown", "clock"),
                            ("unit", "time unit"), ("cpu", "CPU"), ("cpus", "CPUs"), ("memory", "memory"),
                            ("numa_nodes", "NUMA nodes"), ("tool_version", "tool version"),
-                           ("backing", "file systems")):
+                           ("backing", "file systems"), ("slurm_nodes", "Slurm nodes")):
             # Sorted: two runs that met the same values in another order agree.
             items.append(("%s: %s" % (p, label), ", ".join(sorted(c.get(key) or [])) or None))
     for v in report.vm_envs(run):

@@ -560,7 +560,12 @@ def run_task(sweep_cls, run_dir, sub_n, harness, log_line):
                 elif p["id"] in result.skipped:
                     tf.outcome(p["id"], k, "skipped", result.skipped[p["id"]])
                 else:
-                    tf.outcome(p["id"], k, "failed", bad.get((p["id"], k), "no record"))
+                    why = bad.get((p["id"], k), "no record")
+                    if sweep.interrupted:
+                        # As for a host run: the signal first (scancel, the
+                        # time limit), then what the boot left.
+                        why = "interrupted (signal %d) on node %s: %s" % (sweep.interrupted, node, why)
+                    tf.outcome(p["id"], k, "failed", why)
                     failed += 1
     state = "interrupted" if sweep.interrupted else ("failed" if failed else "finished")
     tf.end(state)
@@ -621,6 +626,20 @@ def ended_states(run_dir, job_ids):
     return None, why
 
 
+def record_node(env):
+    """Where a record says it ran, for --status's count: "on NODE" from
+    environment.slurm.node; a record without it (run outside Slurm, or
+    written before the guest got the task's ids) says so, naming the host
+    it ran on. A guest's own host name is no node (the VM's is "(none)"),
+    so a guest record without Slurm ids is "not through Slurm (guest)"."""
+    node = (env.get("slurm") or {}).get("node")
+    if node:
+        return "on %s" % node
+    if env.get("platform") == "guest":
+        return "not through Slurm (guest)"
+    return "not through Slurm (host %s)" % (env.get("hostname") or "?")
+
+
 def status(run_dir, out=sys.stdout):
     """Print what each (point, repeat) of the run is: done (record), queued
     or running (squeue), failed (with the reason), skipped, missing.
@@ -653,8 +672,7 @@ def status(run_dir, out=sys.stdout):
     for pid, k in pairs:
         rec = os.path.join(rec_dir, "%s.r%d.json" % (pid, k))
         if os.path.exists(rec):
-            env = (read_json(rec) or {}).get("environment") or {}
-            node = ((env.get("slurm") or {}).get("node")) or env.get("hostname") or "?"
+            node = record_node((read_json(rec) or {}).get("environment") or {})
             nodes[node] = nodes.get(node, 0) + 1
             rows["done"].append((pid, k, node))
             continue
@@ -702,7 +720,7 @@ def status(run_dir, out=sys.stdout):
         len(rows["skipped"]), len(rows["missing"])) + (", %d unknown" % len(rows["unknown"]) if rows["unknown"] else ""),
         file=out)
     if rows["done"]:
-        print("done: " + ", ".join("%d on %s" % (c, n) for n, c in sorted(nodes.items())), file=out)
+        print("done: " + ", ".join("%d %s" % (c, n) for n, c in sorted(nodes.items())), file=out)
     if subs:
         print("submissions: " + ", ".join("%d (job %s, %d task%s)" % (n, s["job_id"], len(s["tasks"]), "" if len(s["tasks"]) == 1 else "s") for n, s in subs),
               file=out)
