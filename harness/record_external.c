@@ -19,6 +19,7 @@
  * (numbers keep their type: integers as integers, reals read back equal).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,27 +146,29 @@ static int check_body(const json_t *body, const char *path, char *err, size_t er
 	return 0;
 }
 
-/* How deep v nests (a scalar: 0, an empty object: 1). */
-static int depth(const json_t *v)
+/* Whether v nests deeper than limit levels (a scalar: 0, an object or
+ * array: one more than its deepest member). Stops at the limit, so a body
+ * nested as deep as the parser allows costs one walk, not one per path. */
+static bool deeper_than(const json_t *v, int limit)
 {
 	const char *k;
 	const json_t *x;
 	size_t i;
-	int d = 0;
 
+	if (!json_is_object(v) && !json_is_array(v))
+		return false;
+	if (limit < 1)
+		return true;
 	if (json_is_object(v)) {
 		json_object_foreach((json_t *)v, k, x)
-			if (depth(x) > d)
-				d = depth(x);
-		return d + 1;
-	}
-	if (json_is_array(v)) {
+			if (deeper_than(x, limit - 1))
+				return true;
+	} else {
 		json_array_foreach(v, i, x)
-			if (depth(x) > d)
-				d = depth(x);
-		return d + 1;
+			if (deeper_than(x, limit - 1))
+				return true;
 	}
-	return 0;
+	return false;
 }
 
 /* One value under key (NULL: an array element or the top). */
@@ -229,9 +232,16 @@ int record_external_write(const char *frame_path, const char *body_path, const c
 	body = load(body_path, "body", err, err_len);
 	if (!body || check_body(body, body_path, err, err_len))
 		goto out;
-	/* The record's own object is one level more than the body. */
-	if (depth(body) > JSON_MAX_DEPTH) {
-		snprintf(err, err_len, "body %s: nested deeper than the writer's %d levels", body_path, JSON_MAX_DEPTH);
+	/* The record's object takes the place of the body's and the frame's:
+	 * it nests as deep as the deeper of the two. */
+	if (deeper_than(body, JSON_MAX_DEPTH)) {
+		snprintf(err, err_len, "body %s: nested deeper than the writer's %d levels", body_path,
+			 JSON_MAX_DEPTH);
+		goto out;
+	}
+	if (deeper_than(frame, JSON_MAX_DEPTH)) {
+		snprintf(err, err_len, "frame %s: nested deeper than the writer's %d levels", frame_path,
+			 JSON_MAX_DEPTH);
 		goto out;
 	}
 	rc = RECORD_NOTHING;

@@ -119,6 +119,19 @@ t.ok(r.returncode == 0, "a record 16 levels deep (the writer's limit) is written
 refused("a body nested 17 levels deep", frame, {"config": config, "results": nested(16)},
         "nested deeper than the writer's 16 levels")
 refused("a body that is an array", frame, [], "not a JSON object")
+refused("a frame nested 17 levels deep", dict(frame, environment=dict(frame["environment"], deep=nested(15))), body,
+        "f-bad.json: nested deeper than the writer's 16 levels")
+# As deep as the parser takes (jansson: 2,048): the check walks the body once
+# and stops at the limit (it used to walk each path twice per level: 2^2000
+# calls, a hang, which the timeout turns into a failure).
+deep_body = '{"config": %s, "results": {"x": %s}}' % (json.dumps(config), "[" * 2000 + "]" * 2000)
+try:
+    r = subprocess.run([H, "record", "--frame", frame_path, "--body", put("b-2000.json", deep_body), "--out",
+                        os.path.join(d, "deep2000.json")], capture_output=True, text=True, timeout=120)
+    t.ok(r.returncode == 2 and "nested deeper than the writer's 16 levels" in r.stderr,
+         "refused: a body nested 2,000 levels deep (exit 2, named)", (r.returncode, r.stderr))
+except subprocess.TimeoutExpired:
+    t.ok(False, "refused: a body nested 2,000 levels deep (exit 2, named)", "no answer in 120 s: hangs")
 
 r = subprocess.run([H, "record", "--frame", frame_path, "--body", "-"], input="{}", capture_output=True, text=True)
 t.ok(r.returncode == 2 and "give --out FILE" in r.stderr, "no --out: exit 2, says so", r.stderr)
