@@ -343,7 +343,8 @@ static const struct opt record_opts[] = {
 			   "(schema_version, tool, environment; must be this build's schema)", false },
 	{ "body", "FILE", "the point's config and results (and preflight) as one JSON object;\n"
 			  "- reads standard input", false },
-	{ "out", "FILE", "the record: written atomically, never over an existing file", false },
+	{ "out", "FILE", "the record: written atomically, never over an existing file\n"
+			 "(a CSV file with header if FILE ends in .csv)", false },
 	{ "csv", "FILE", "also append the record as one CSV row to FILE", false },
 	{ NULL, NULL, NULL, false },
 };
@@ -376,8 +377,9 @@ static int write_external_record(int argc, char **argv)
 		       "a run's config:");
 		for (int i = 0; record_config_keys[i]; i++)
 			printf(" %s", record_config_keys[i]);
-		printf(".\nExit 0 written, 1 written to one output only, 2 bad usage or a frame or body\n"
-		       "refused, 3 nothing written.\n");
+		printf(".\nExit 0 written, 1 written to one output only, 2 bad usage, a frame or body\n"
+		       "refused, --out existing or a --csv that cannot take the row (nothing written),\n"
+		       "3 nothing written.\n");
 		opts_help(stdout, record_opts, 19);
 		return 0;
 	}

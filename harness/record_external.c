@@ -19,16 +19,20 @@
  * (numbers keep their type: integers as integers, reals read back equal).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "csv.h"
 #include "environment.h"
 #include "json.h"
+#include "parse.h"
 #include "record_external.h"
 #include "record_files.h"
 #include "run.h"
@@ -171,6 +175,57 @@ static bool deeper_than(const json_t *v, int limit)
 	return false;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* Whether a and b name the same file: the same text, or the same last
+ * component in the same directory (./x.csv and x.csv). */
+static bool same_name(const char *a, const char *b)
+{
+	char da[PATH_MAX], db[PATH_MAX];
+	struct stat sa, sb;
+
+	if (!strcmp(a, b))
+		return true;
+	if (strcmp(base_name(a), base_name(b)))
+		return false;
+	path_dir(a, da, sizeof(da));
+	path_dir(b, db, sizeof(db));
+	return stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Whether --csv can take this record's row, checked before anything is
+ * written (as `run` checks it before it runs; the append checks again
+ * under its lock): not the --out file, not a link, a file of records
+ * with this record's columns whose last row is whole, or no file yet. A
+ * refusal after --out was written would leave the record without its row,
+ * and --out, then existing, refuses a second try. */
+static int check_csv(const char *csv, const char *out, const char *header, size_t hlen, char *err, size_t err_len)
+{
+	long long size;
+	int fd, rc;
+
+	if (same_name(csv, out)) {
+		snprintf(err, err_len, "--csv %s is also the --out file; give two files", csv);
+		return -1;
+	}
+	if (csv_check_path(csv, err, err_len) != 0)
+		return -1;
+	fd = open(csv, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0; /* created with the row */
+		snprintf(err, err_len, "--csv %s: cannot open: %s", csv, strerror(errno));
+		return -1;
+	}
+	rc = csv_check_fd(fd, csv, header, hlen, "", &size, err, err_len);
+	close(fd);
+	return rc;
+}
+
 /* One value under key (NULL: an array element or the top). */
 static void put(struct json_writer *w, const char *key, const json_t *v)
 {
@@ -220,10 +275,14 @@ int record_external_write(const char *frame_path, const char *body_path, const c
 	size_t json_len = 0, hlen = 0, rlen = 0;
 	int rc = RECORD_REFUSED;
 	FILE *mem;
+	struct stat st;
 
 	err[0] = '\0';
-	if (access(out, F_OK) == 0) {
-		snprintf(err, err_len, "--out %s exists: a record is never replaced", out);
+	/* lstat: a link is there even when what it names is not (the commit's
+	 * rename never replaces it). */
+	if (lstat(out, &st) == 0) {
+		snprintf(err, err_len, "--out %s exists%s: a record is never replaced", out,
+			 S_ISLNK(st.st_mode) ? " (a symbolic link)" : "");
 		return RECORD_REFUSED;
 	}
 	frame = load(frame_path, "frame", err, err_len);
@@ -272,6 +331,8 @@ int record_external_write(const char *frame_path, const char *body_path, const c
 			 json_len, RECORD_INPUT_MAX);
 	} else if (csv_strings(&jw, &header, &hlen, &row, &rlen) != 0) {
 		snprintf(err, err_len, "out of memory while writing the CSV row; no record written");
+	} else if (csv && check_csv(csv, out, header, hlen, err, err_len) != 0) {
+		rc = RECORD_REFUSED;
 	} else {
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.out = out;

@@ -140,6 +140,38 @@ t.ok(r.returncode == 3 and "no-such-dir" in r.stderr, "a directory that does not
 r = rec_cmd(os.path.join(d, "missing-frame.json"), "-", os.path.join(d, "m.json"), stdin="{}")
 t.ok(r.returncode == 2 and "missing-frame.json" in r.stderr, "a missing frame file: exit 2, named", r.stderr)
 
+# Outputs that cannot take this record are refused before anything is
+# written (exit 2), as `run` refuses them before it runs: a refusal after
+# --out is written left the record without its row, and a second try was
+# refused because --out then existed.
+bp = put("body.json", body)
+same = os.path.join(d, "same.csv")
+r = rec_cmd(frame_path, bp, same, "--csv", os.path.join(d, ".", "same.csv"))
+t.ok(r.returncode == 2 and "also the --out file" in r.stderr and not os.path.exists(same),
+     "refused: --csv that is the --out file (it got the row twice, exit 0)", (r.returncode, r.stderr))
+other_csv = os.path.join(d, "other.csv")
+with open(other_csv, "w") as f:
+    f.write("schema_version,tool,config.backend\n8,mshare-bench,anon\n")
+other_before = open(other_csv).read()
+o = os.path.join(d, "other-cols.json")
+r = rec_cmd(frame_path, bp, o, "--csv", other_csv)
+t.ok(r.returncode == 2 and "other columns" in r.stderr and "no record written" in r.stderr and not os.path.exists(o)
+     and open(other_csv).read() == other_before,
+     "refused: a --csv of other columns, before --out is written (it wrote --out, exit 1)", (r.returncode, r.stderr))
+link_csv = os.path.join(d, "link.csv")
+os.symlink(os.path.join(d, "pg.csv"), link_csv)
+o = os.path.join(d, "link-csv.json")
+r = rec_cmd(frame_path, bp, o, "--csv", link_csv)
+t.ok(r.returncode == 2 and "symbolic link" in r.stderr and not os.path.exists(o),
+     "refused: a --csv that is a symbolic link, before --out is written", (r.returncode, r.stderr))
+dangling = os.path.join(d, "dangling.json")
+os.symlink(os.path.join(d, "nowhere.json"), dangling)
+r = rec_cmd(frame_path, bp, dangling)
+t.ok(r.returncode == 2 and "exists" in r.stderr and "appeared during" not in r.stderr and os.path.islink(dangling)
+     and not os.path.exists(os.path.join(d, "nowhere.json")),
+     "refused: --out that is a dangling symbolic link (exit 2; it said 'appeared during the run', exit 3)",
+     (r.returncode, r.stderr))
+
 # SIGKILL and SIGTERM at the worst moment: the temporary file written, the
 # commit not yet done (MSHARE_BENCH_TEST_COMMIT_GATE holds the writer there).
 import signal  # noqa: E402
