@@ -148,14 +148,14 @@ def options(args):
             out[key] = value
         elif key == "touch":
             parts = value.split(",")
-            if not all(x.isdigit() for x in parts):
+            if not all(_digits(x) for x in parts):
                 raise PgError("--touch '%s' (guest seconds after all connected, comma-separated)" % value)
             ts = [int(x) for x in parts]
             if any(b <= a for a, b in zip(ts, ts[1:])):
                 raise PgError("--touch '%s' is not increasing" % value)
             out[key] = ts
         else:
-            if not value.isdigit() or int(value) < (1 if key == "scale" else 5):
+            if not _digits(value) or int(value) < (1 if key == "scale" else 5):
                 raise PgError("--%s '%s' (a whole number%s)" % (key, value, ", at least 5 guest s" if key == "window" else
                                                                   " of 1 or more"))
             out[key] = int(value)
@@ -226,8 +226,10 @@ def command(p, k, points, outdir, script=GUEST_SCRIPT):
 # ---- the record ----------------------------------------------------------
 
 def read_facts(path):
+    # errors="replace": a byte that is not UTF-8 (a server message, a file
+    # name in the segment line, a line cut off) is U+FFFD, never an exception
     facts, pgbench = {}, []
-    with open(path) as f:
+    with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
             if line.startswith("pgbench: "):
@@ -242,7 +244,10 @@ def pgbench_figure(lines, pattern):
     for line in lines:
         m = re.search(pattern, line)
         if m:
-            return float(m.group(1))
+            try:
+                return float(m.group(1))
+            except ValueError:  # "1.2.3": not a figure
+                return None
     return None
 
 
@@ -303,11 +308,14 @@ def dba_results(facts, pgdir, t, rec, mode):
     out = {"big_table_bytes": num(facts, "big_bytes"), "passes_done": num(facts, "passes_done"),
            "passes_done_after_s": num(facts, "passes_done_after_s"), "first_pass": None, "vmpte_split": None,
            "plan_pid_s": num(facts, "plan_pid_s"), "errors": []}
+    def text(path):  # a byte that is not UTF-8 is U+FFFD, never an exception
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
     try:
-        rows = pgdba.parse_passes(open(stem + ".passes").read(), stem + ".passes")
+        rows = pgdba.parse_passes(text(stem + ".passes"), stem + ".passes")
         out["first_pass"] = pgdba.first_pass(rows)
         if facts.get("plan_pid_rc") != "0":
-            out["errors"].append("plan --pid exit %s: %s" % (facts.get("plan_pid_rc"), open(stem + ".pid.err").read().strip()[-300:]))
+            out["errors"].append("plan --pid exit %s: %s" % (facts.get("plan_pid_rc"), text(stem + ".pid.err").strip()[-300:]))
         else:
             out["vmpte_split"] = pgdba.vmpte_split(pgdba.load_json(stem + ".pid.json"), pgdba.backend_pids_from(rows))
     except (OSError, pgdba.DbaError) as e:
@@ -360,6 +368,22 @@ def quantiles(values):
             "mean": round(sum(v) / len(v), 1), "count": len(v)}
 
 
+def _digits(s):
+    """Whether s is a whole number int() takes (str.isdigit() is also true
+    of '\u00b2', which int() refuses)."""
+    return s.isascii() and s.isdigit()
+
+
+def _segment(f):
+    """pg-touch's 'segment START END BYTES' -> (start, end, bytes), or None
+    when that is not a segment of at least one page."""
+    try:
+        start, end, size = int(f[1], 16), int(f[2], 16), int(f[3]) if _digits(f[3]) else -1
+    except ValueError:
+        return None
+    return (start, end, size) if start >= 0 and end > start and size >= 4096 else None
+
+
 def parse_touch(text, where):
     """TAG.touch (pg-bench.sh's touch snapshots, pg-touch's lines) ->
     [{after_connected_s, at_cs, rc, segment: (start, end, bytes), rows: [(pid, pages, spans)], unreadable}]."""
@@ -369,19 +393,19 @@ def parse_touch(text, where):
         if not f:
             continue
         if f[0] == "snapshot":
-            if len(f) != 5 or not f[1].isdigit():
+            if len(f) != 5 or not _digits(f[1]):
                 raise PgError("%s:%d: a bad snapshot line %r" % (where, i, line))
-            ok = f[2].isdigit() and f[3].isdigit()
+            ok = _digits(f[2]) and _digits(f[3])
             snaps.append({"after_connected_s": int(f[1]), "at_cs": (int(f[2]) + int(f[3])) // 2 if ok else None,
                           "took_s": (int(f[3]) - int(f[2])) / 100.0 if ok else None,
                           "rc": f[4], "segment": None, "rows": [], "unreadable": 0})
         elif not snaps:
             raise PgError("%s:%d: %r before any snapshot line" % (where, i, line))
-        elif f[0] == "segment" and len(f) >= 4:
-            snaps[-1]["segment"] = (int(f[1], 16), int(f[2], 16), int(f[3]))
-        elif f[0].isdigit() and len(f) >= 3 and f[1].isdigit() and f[2].isdigit():
+        elif f[0] == "segment" and len(f) >= 4 and _segment(f):
+            snaps[-1]["segment"] = _segment(f)
+        elif _digits(f[0]) and len(f) >= 3 and _digits(f[1]) and _digits(f[2]):
             snaps[-1]["rows"].append((int(f[0]), int(f[1]), int(f[2])))
-        elif f[0].isdigit() and f[1:3] == ["-", "-"]:
+        elif _digits(f[0]) and f[1:3] == ["-", "-"]:
             snaps[-1]["unreadable"] += 1
         else:
             snaps[-1].setdefault("errors", []).append(line)
@@ -398,7 +422,8 @@ def touch_results(facts, path, n):
                    "fault-around counts: it maps pages a backend did not read",
            "segment_bytes": None, "spans_2m_in_segment": None, "snapshots": [], "errors": []}
     try:
-        snaps = parse_touch(open(path).read(), path)
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            snaps = parse_touch(fh.read(), path)
     except (OSError, PgError) as e:
         out["errors"].append(str(e))
         return out

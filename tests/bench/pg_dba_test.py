@@ -59,7 +59,7 @@ def build_from(fixture, stem, p, fr):
     for ext in ("facts", "passes", "pid.json", "pid.err"):
         src = os.path.join(fixture, "pg", "%s.%s" % (stem, ext))
         if os.path.exists(src):
-            open(os.path.join(d, "%s.%s" % (t_, ext)), "w").write(open(src).read())
+            open(os.path.join(d, "%s.%s" % (t_, ext)), "wb").write(open(src, "rb").read())
     rec, note = pgpoint.build(p, 1, d, fr, {"planner_mode": "by-page"}, tap.HARNESS)
     return rec, note, d
 
@@ -219,4 +219,25 @@ with tempfile.TemporaryDirectory() as d:
     # a run recorded before these figures: no PageTables view, no error
     old = {"config": {"backend": "4k"}, "results": {"dba": {"vmpte_split": None, "pagetables_after_pass_delta_bytes": 1}}}
     t.ok(proj_mod.pagetables_view(old, 0) is None, "a record without the figures has no PageTables view")
+
+# --- bytes that are not UTF-8 in the dba files: an error in the record, never
+# an exception (it ended the sweep; a guest boot's other records were not filed)
+for what, ext, data, facts_sub in (
+        ("the passes file", "passes", b"1234\t10\t\xff\t5\n", None),
+        ("plan --pid's stderr", "pid.err", b"plan: \xff\xfe\n", (b"plan_pid_rc=0", b"plan_pid_rc=1"))):
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "pg"))
+        for f in glob.glob(os.path.join(FIX, "pg", "4k-c4.*")):
+            b = open(f, "rb").read()
+            if f.endswith(".facts") and facts_sub:
+                b = b.replace(*facts_sub)
+            open(os.path.join(d, "pg", os.path.basename(f)), "wb").write(b)
+        open(os.path.join(d, "pg", "4k-c4." + ext), "wb").write(data)
+        try:
+            rec, note, pgd = build_from(d, "4k-c4", point("anon", platform="host"), frame("host-ns", "host"))
+            got = (rec or {}).get("results", {}).get("dba", {}).get("errors")
+        except Exception as e:  # noqa: BLE001 - what the test is about
+            rec, got = None, "%s: %s" % (type(e).__name__, e)
+        t.ok(rec is not None and got, "bytes that are not UTF-8 in %s: the record says what it could not read" % what,
+             got)
 t.done()

@@ -57,12 +57,16 @@ t.ok(o["touch"] == [0, 5, 20], "--touch 0,5,20 is read as guest seconds", o)
 for bad, want in ((["--window", "5", "--touch", "3"], "--touch 3 is inside the window of 5 s"),
                   (["--window", "5", "--touch", "20,5"], "is not increasing"),
                   (["--touch", "5s"], "--touch '5s'"),
-                  (["--touch", "10", "--touch", "20"], "given twice")):
+                  (["--touch", "10", "--touch", "20"], "given twice"),
+                  # digits str.isdigit() takes and int() does not: refused, not a ValueError
+                  (["--touch", "\u00b2"], "--touch '\u00b2'"), (["--scale", "\u00b2"], "--scale '\u00b2'")):
     try:
         pgpoint.options(bad)
         got = "accepted"
     except pgpoint.PgError as e:
         got = str(e)
+    except ValueError as e:
+        got = "ValueError: %s" % e
     t.ok(want in got, "%s is refused: %s" % (" ".join(bad), want), got)
 
 
@@ -157,6 +161,53 @@ rec, note = build("anon-c10", point("anon"), "PID 1 2\n")
 t.ok(rec is not None and rec["results"]["touch"]["errors"] and not rec["results"]["touch"]["snapshots"],
      "a touch file that does not start with a snapshot line: an error in the record, no figure",
      rec and rec["results"]["touch"])
+
+
+# Garbage in what the guest left: never an exception (it ended the sweep, and
+# a guest boot's other records were not filed), the point recorded with what
+# could be read, the rest null or an error in the record.
+def build_bytes(facts_extra=b"", touch=None, facts_sub=None):
+    d = tempfile.mkdtemp(prefix="pg-touch-test.")
+    p = point("anon")
+    tg = pgpoint.tag(p["id"], 1)
+    facts = open(os.path.join(FIX, "anon-c10.facts"), "rb").read()
+    if facts_sub:
+        facts = facts.replace(*facts_sub)
+    open(os.path.join(d, tg + ".facts"), "wb").write(facts + facts_extra)
+    open(os.path.join(d, tg + ".touch"), "wb").write(
+        touch if touch is not None else open(os.path.join(FIX, "anon-c10.touch"), "rb").read())
+    try:
+        rec, note = pgpoint.build(p, 1, d, frame, {}, tap.HARNESS)
+        why = None
+        if rec is not None:
+            json.dump(frame, open(os.path.join(d, "frame.json"), "w"))
+            why = pgpoint.write(rec, os.path.join(d, "rec.json"), os.path.join(d, "frame.json"), tap.HARNESS)
+        return rec, why
+    except Exception as e:  # noqa: BLE001 - what the test is about
+        return None, "%s: %s" % (type(e).__name__, e)
+    finally:
+        shutil.rmtree(d)
+
+
+import json  # noqa: E402
+rec, why = build_bytes(facts_extra=b"pgbench: error: \xff\xfe server said \xc3\n")
+t.ok(rec is not None and why is None and any("\ufffd" in x for x in rec["results"]["workload"]["pgbench_output"]),
+     "facts with bytes that are not UTF-8: recorded and written, the bytes shown as U+FFFD", why)
+seg = open(os.path.join(FIX, "anon-c10.touch")).read().splitlines()[1]
+for what, touch in (("bytes that are not UTF-8", open(os.path.join(FIX, "anon-c10.touch"), "rb").read() + b"\xff\xfe\n"),
+                    ("a segment line that is not hex", b"snapshot 0 1 2 0\nsegment 0xzz 0xyy 100\n247 10 1\n"),
+                    ("a segment of 0 bytes", b"snapshot 0 1 2 0\nsegment 0x0 0x0 0\n247 10 1\n"),
+                    ("a row of digits int() does not take", ("snapshot 0 1 2 0\n%s\n\u00b2 10 1\n" % seg).encode())):
+    rec, why = build_bytes(touch=touch)
+    t.ok(rec is not None and why is None and "touch" in rec["results"],
+         "a touch file with %s: the point recorded and written, no exception" % what, why)
+rec, why = build_bytes(touch=b"snapshot 0 1 2 0\nsegment 0x0 0x0 0\n247 10 1\n")
+t.ok(rec is not None and rec["results"]["touch"]["snapshots"][0].get("missing") and
+     rec["results"]["touch"]["segment_bytes"] is None,
+     "a segment of 0 bytes is no segment: the snapshot recorded missing, not a fraction", rec and rec["results"]["touch"])
+rec, why = build_bytes(facts_sub=(b"pgbench: tps = ", b"pgbench: tps = 1.2.3 was "))
+t.ok(rec is not None and why is None and rec["results"]["workload"].get("pgbench_tps", 0) is None,
+     "a pgbench line whose figure is not a number: recorded with that figure null, no exception", why)
 rec, note = build("mshare-c10", point("mshare", args=("--preset", "select", "--scale", "1", "--window", "5")))
 t.ok(rec is not None and "touch" not in rec["results"] and "backends_exit_all" in rec["results"]["time_s"],
      "without --touch: no touch figures (the exit figure's key is there)", rec and rec["results"]["time_s"])
