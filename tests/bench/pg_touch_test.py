@@ -291,6 +291,47 @@ if os.path.isdir(DBA_RUN):
     r = run(PROJECT, DBA_RUN, "--touch-run", DBA_RUN)
     t.ok(r.returncode == 1 and "no anon PostgreSQL record with touch snapshots" in r.stderr,
          "a touch run without snapshots is refused, exit 1", r.stderr)
+    # A touch run with a file that is not a record beside the good one: left
+    # out, as an unreadable one is; an anon PostgreSQL record whose touch
+    # figures are not a record's: refused naming the file (both were a
+    # Python traceback)
+    good = json.load(open(os.path.join(d, "records", "%s.r1.json" % pa["id"])))
+    bad_path = os.path.join(d, "records", "zz-bad.r1.json")
+
+    def bad_snaps(key, value):
+        b = json.loads(json.dumps(good))
+        for sn in b["results"]["touch"]["snapshots"]:
+            if sn.get("fraction_of_spans_mean") is not None:
+                sn[key] = value
+        return b
+
+    def without(path):
+        b = json.loads(json.dumps(good))
+        o = b
+        for k in path[:-1]:
+            o = o[k]
+        del o[path[-1]]
+        return b
+
+    os.unlink(os.path.join(d, "records", "guest-anon-4k-w500-s64M-postgres.r1.json"))
+    for what, obj, refused in (("a JSON list", [1, 2], False), ("a record whose config is a list", dict(good, config=[1]), False),
+                               ("snapshots that are not objects", json.loads(json.dumps(good).replace(
+                                   '"snapshots": [', '"snapshots": [1, "x", null, ')), True),
+                               ("a fraction that is a string", bad_snaps("fraction_of_spans_mean", "0.9"), True),
+                               ("a fraction above 1", bad_snaps("fraction_of_spans_mean", 5), True),
+                               ("spans without a mean", bad_snaps("spans_2m", {"p50": 1}), True),
+                               ("no config.workers", without(["config", "workers"]), True),
+                               ("no spans_2m_in_segment", without(["results", "touch", "spans_2m_in_segment"]), True)):
+        json.dump(obj, open(bad_path, "w"))
+        r = run(PROJECT, DBA_RUN, "--touch-run", d, "--processes", "16000", "--json")
+        if refused:
+            t.ok(r.returncode == 1 and "zz-bad.r1.json" in r.stderr and "Traceback" not in r.stderr,
+                 "--touch-run with %s: refused naming the file, exit 1" % what, r.stderr[-600:])
+        else:
+            t.ok(r.returncode == 0 and "touching 38.89%" not in r.stderr and
+                 (json.loads(r.stdout).get("touch_measured") or {}).get("fraction") == round(14 / 36, 5),
+                 "--touch-run with %s beside a record: left out, the record's fraction" % what, r.stderr[-600:])
+    os.unlink(bad_path)
 else:
     t.skip("pg-dba-project --touch-run", "%s is not in this tree" % DBA_RUN)
 shutil.rmtree(d)
