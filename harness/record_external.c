@@ -197,10 +197,26 @@ static bool same_name(const char *a, const char *b)
 	return stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* Whether a file can be made beside path (its directory is there and
+ * writable), so that a missing or read-only directory is found before any
+ * output is written. */
+static int check_dir(const char *opt, const char *path, char *err, size_t err_len)
+{
+	char dir[PATH_MAX];
+
+	path_dir(path, dir, sizeof(dir));
+	if (access(dir, W_OK | X_OK) != 0) {
+		snprintf(err, err_len, "%s %s: directory %s: %s", opt, path, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Whether --csv can take this record's row, checked before anything is
  * written (as `run` checks it before it runs; the append checks again
- * under its lock): not the --out file, not a link, a file of records
- * with this record's columns whose last row is whole, or no file yet. A
+ * under its lock): not the --out file, not a link, a writable file of
+ * records with this record's columns whose last row is whole, or no file
+ * yet in a writable directory. A
  * refusal after --out was written would leave the record without its row,
  * and --out, then existing, refuses a second try. */
 static int check_csv(const char *csv, const char *out, const char *header, size_t hlen, char *err, size_t err_len)
@@ -214,16 +230,23 @@ static int check_csv(const char *csv, const char *out, const char *header, size_
 	}
 	if (csv_check_path(csv, err, err_len) != 0)
 		return -1;
-	fd = open(csv, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	fd = open(csv, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			return 0; /* created with the row */
+			return check_dir("--csv", csv, err, err_len); /* created with the row */
 		snprintf(err, err_len, "--csv %s: cannot open: %s", csv, strerror(errno));
 		return -1;
 	}
 	rc = csv_check_fd(fd, csv, header, hlen, "", &size, err, err_len);
 	close(fd);
 	return rc;
+}
+
+static void append_text(char *err, size_t err_len, const char *text)
+{
+	size_t n = strlen(err);
+	if (n < err_len)
+		snprintf(err + n, err_len - n, "%s", text);
 }
 
 /* One value under key (NULL: an array element or the top). */
@@ -331,6 +354,10 @@ int record_external_write(const char *frame_path, const char *body_path, const c
 			 json_len, RECORD_INPUT_MAX);
 	} else if (csv_strings(&jw, &header, &hlen, &row, &rlen) != 0) {
 		snprintf(err, err_len, "out of memory while writing the CSV row; no record written");
+	} else if (check_dir("--out", out, err, err_len) != 0) {
+		/* nothing written, --csv included (its row was appended, and a
+		 * second try appended it again) */
+		append_text(err, err_len, "; no record written");
 	} else if (csv && check_csv(csv, out, header, hlen, err, err_len) != 0) {
 		rc = RECORD_REFUSED;
 	} else {

@@ -164,6 +164,15 @@ o = os.path.join(d, "link-csv.json")
 r = rec_cmd(frame_path, bp, o, "--csv", link_csv)
 t.ok(r.returncode == 2 and "symbolic link" in r.stderr and not os.path.exists(o),
      "refused: a --csv that is a symbolic link, before --out is written", (r.returncode, r.stderr))
+nd_csv = os.path.join(d, "nd.csv")
+r = rec_cmd(frame_path, bp, os.path.join(d, "no-such-dir", "x.json"), "--csv", nd_csv)
+t.ok(r.returncode == 3 and "no-such-dir" in r.stderr and not os.path.exists(nd_csv),
+     "--out in a directory that does not exist: exit 3, and no row in --csv either (it was appended, exit 1: a "
+     "second try added the row again)", (r.returncode, r.stderr))
+o = os.path.join(d, "nd-csv.json")
+r = rec_cmd(frame_path, bp, o, "--csv", os.path.join(d, "no-such-dir", "x.csv"))
+t.ok(r.returncode == 2 and "no-such-dir" in r.stderr and not os.path.exists(o),
+     "refused: --csv in a directory that does not exist, before --out is written", (r.returncode, r.stderr))
 dangling = os.path.join(d, "dangling.json")
 os.symlink(os.path.join(d, "nowhere.json"), dangling)
 r = rec_cmd(frame_path, bp, dangling)
