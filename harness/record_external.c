@@ -47,19 +47,60 @@ const char *const record_config_keys[] = {
  * touch snapshots is about 100 KiB. */
 #define RECORD_INPUT_MAX (64u << 20)
 
+/* Reads a frame or body for jansson, at most RECORD_INPUT_MAX bytes: a
+ * larger input is refused when it is read, not parsed whole first. */
+struct input {
+	FILE *f;
+	size_t total;
+	bool over;
+	int err;
+};
+
+static size_t read_input(void *buf, size_t len, void *data)
+{
+	struct input *in = data;
+	size_t n;
+
+	if (in->total >= RECORD_INPUT_MAX) {
+		char c;
+		if (fread(&c, 1, 1, in->f) == 0 && !ferror(in->f))
+			return 0; /* ends at the limit */
+		in->over = true;
+		return (size_t)-1;
+	}
+	if (len > RECORD_INPUT_MAX - in->total)
+		len = RECORD_INPUT_MAX - in->total;
+	n = fread(buf, 1, len, in->f);
+	if (n == 0 && ferror(in->f)) {
+		in->err = errno ? errno : EIO;
+		return (size_t)-1;
+	}
+	in->total += n;
+	return n;
+}
+
 static json_t *load(const char *path, const char *what, char *err, size_t err_len)
 {
 	json_error_t je;
 	json_t *v;
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	struct input in = { .f = strcmp(path, "-") ? fopen(path, "r") : stdin };
 
-	if (!f) {
+	if (!in.f) {
 		snprintf(err, err_len, "%s %s: %s", what, path, strerror(errno));
 		return NULL;
 	}
-	v = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-	if (f != stdin)
-		fclose(f);
+	errno = 0;
+	v = json_load_callback(read_input, &in, JSON_REJECT_DUPLICATES, &je);
+	if (in.f != stdin)
+		fclose(in.f);
+	if (!v && in.over) {
+		snprintf(err, err_len, "%s %s: larger than the writer takes (%u bytes)", what, path, RECORD_INPUT_MAX);
+		return NULL;
+	}
+	if (!v && in.err) {
+		snprintf(err, err_len, "%s %s: cannot read: %s", what, path, strerror(in.err));
+		return NULL;
+	}
 	if (!v) {
 		snprintf(err, err_len, "%s %s: not JSON at line %d column %d: %s", what, path, je.line, je.column,
 			 je.text);
@@ -350,8 +391,9 @@ int record_external_write(const char *frame_path, const char *body_path, const c
 		snprintf(err, err_len, "out of memory while writing the record of body %s; no record written",
 			 body_path);
 	} else if (json_len > RECORD_INPUT_MAX) {
-		snprintf(err, err_len, "body %s: a record of %zu bytes (at most %u); no record written", body_path,
-			 json_len, RECORD_INPUT_MAX);
+		snprintf(err, err_len, "body %s: a record of %zu bytes (at most %u)", body_path, json_len,
+			 RECORD_INPUT_MAX);
+		rc = RECORD_REFUSED; /* the body's: "; no record written" follows */
 	} else if (csv_strings(&jw, &header, &hlen, &row, &rlen) != 0) {
 		snprintf(err, err_len, "out of memory while writing the CSV row; no record written");
 	} else if (check_dir("--out", out, err, err_len) != 0) {

@@ -164,6 +164,27 @@ o = os.path.join(d, "link-csv.json")
 r = rec_cmd(frame_path, bp, o, "--csv", link_csv)
 t.ok(r.returncode == 2 and "symbolic link" in r.stderr and not os.path.exists(o),
      "refused: a --csv that is a symbolic link, before --out is written", (r.returncode, r.stderr))
+# Input larger than the writer takes (64 MiB): refused as the body's fault
+# (exit 2), read no further (it was parsed whole, then refused, exit 3); a
+# body that cannot be read says why (a directory was "not JSON").
+big = os.path.join(d, "big-body.json")
+with open(big, "w") as f:
+    f.write('{"config": %s, "results": {"pad": "' % json.dumps(config))
+    chunk = "x" * (1 << 20)
+    for _ in range(65):
+        f.write(chunk)
+    f.write('"}}')
+r = rec_cmd(frame_path, big, os.path.join(d, "big.json"))
+t.ok(r.returncode == 2 and "larger than" in r.stderr and not os.path.exists(os.path.join(d, "big.json")),
+     "refused: a body over 64 MiB (exit 2, said)", (r.returncode, r.stderr[-300:]))
+with open(big, "rb") as f:
+    r = subprocess.run([H, "record", "--frame", frame_path, "--body", "-", "--out", os.path.join(d, "big.json")],
+                       stdin=f, capture_output=True, text=True)
+t.ok(r.returncode == 2 and "larger than" in r.stderr, "refused: a body over 64 MiB on stdin (exit 2, said)",
+     (r.returncode, r.stderr[-300:]))
+os.unlink(big)
+r = rec_cmd(frame_path, d, os.path.join(d, "dir-body.json"))
+t.ok(r.returncode == 2 and "Is a directory" in r.stderr, "refused: a body that is a directory, saying so", r.stderr)
 nd_csv = os.path.join(d, "nd.csv")
 r = rec_cmd(frame_path, bp, os.path.join(d, "no-such-dir", "x.json"), "--csv", nd_csv)
 t.ok(r.returncode == 3 and "no-such-dir" in r.stderr and not os.path.exists(nd_csv),
