@@ -655,8 +655,10 @@ def write(rec, path, frame_path, harness):
     written."""
     body = json.dumps({"config": rec["config"], "results": rec["results"]})
     try:
+        # errors="replace": the writer's message names the paths, whose
+        # bytes need not be UTF-8
         r = subprocess.run([harness, "record", "--frame", frame_path, "--body", "-", "--out", path], input=body,
-                           capture_output=True, text=True, check=False)
+                           capture_output=True, encoding="utf-8", errors="replace", check=False)
     except OSError as e:
         return "the harness's record writer (%s record): %s" % (harness, e)
     if r.returncode != 0:

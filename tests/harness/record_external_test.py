@@ -247,6 +247,17 @@ t.ok(why is not None and out in why, "pgpoint.write reports the writer's refusal
 why = pgpoint.write({"config": config, "results": results}, os.path.join(d, "via-pgpoint.json"), frame_path, H)
 t.ok(why is None and json.load(open(os.path.join(d, "via-pgpoint.json")))["results"] == results,
      "pgpoint.write writes through the harness's writer", why)
+# A path whose bytes are not UTF-8 (os.fsdecode's surrogates): the writer's
+# message names it; reading that message is no exception (it was a
+# UnicodeDecodeError out of pgpoint.write).
+odd = os.fsdecode(os.fsencode(d) + b"/odd-\xff.json")
+why1 = pgpoint.write({"config": config, "results": results}, odd, frame_path, H)
+try:
+    why2 = pgpoint.write({"config": config, "results": results}, odd, frame_path, H)
+except UnicodeDecodeError as e:
+    why2 = e
+t.ok(why1 is None and isinstance(why2, str) and "never replaced" in why2,
+     "pgpoint.write to a path that is not UTF-8: written, then the refusal is read and returned", (why1, why2))
 import shutil  # noqa: E402
 shutil.rmtree(d)
 t.done()
