@@ -70,16 +70,28 @@ def vmpte_split(pid_json, backend_pids):
     rows = [procs[p] for p in sorted(want) if p in procs]
     if not rows:
         return None
-    vm = [r["vmpte_bytes"] for r in rows]
-    seg = [r["segment_model_bytes"] for r in rows]
-    own = [r["vmpte_bytes"] - r["segment_model_bytes"] for r in rows]
-    return {"backends": len(rows), "backends_missing": len(want - set(procs)),
-            "segment": {"start": pid_json["segment"]["start"], "size_bytes": pid_json["segment"]["size_bytes"],
-                        "mode": pid_json["segment"]["mode"]},
-            "vmpte_bytes": dict(stats(vm), kind="measured"),
-            "segment_bytes": dict(stats(seg), kind="modelled from the measured pages present (plan --pid)"),
-            "own_bytes": dict(stats(own), kind="measured VmPTE minus the segment's part"),
-            "touched_spans_2m_mean": round(sum(r["touched_spans_2m"] for r in rows) / len(rows), 1)}
+    # A plan --pid JSON of another shape (another version of plan) is the
+    # plan's error, never an exception.
+    def number(r, key):
+        v = r[key]
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            raise TypeError("%s %r is not a number" % (key, v))
+        return v
+    try:
+        vm = [number(r, "vmpte_bytes") for r in rows]
+        seg = [number(r, "segment_model_bytes") for r in rows]
+        own = [v - s for v, s in zip(vm, seg)]
+        return {"backends": len(rows), "backends_missing": len(want - set(procs)),
+                "segment": {"start": pid_json["segment"]["start"], "size_bytes": pid_json["segment"]["size_bytes"],
+                            "mode": pid_json["segment"]["mode"]},
+                "vmpte_bytes": dict(stats(vm), kind="measured"),
+                "segment_bytes": dict(stats(seg), kind="modelled from the measured pages present (plan --pid)"),
+                "own_bytes": dict(stats(own), kind="measured VmPTE minus the segment's part"),
+                "touched_spans_2m_mean": round(sum(number(r, "touched_spans_2m") for r in rows) / len(rows), 1)}
+    except KeyError as e:
+        raise DbaError("plan --pid JSON has no %s" % e) from None
+    except TypeError as e:
+        raise DbaError("plan --pid JSON: %s" % e) from None
 
 
 MSHARE_SEGMENT = ("0 by construction: mshare keeps the region's page tables in the mshare region's own mm, "

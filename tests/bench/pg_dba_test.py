@@ -220,6 +220,29 @@ with tempfile.TemporaryDirectory() as d:
     old = {"config": {"backend": "4k"}, "results": {"dba": {"vmpte_split": None, "pagetables_after_pass_delta_bytes": 1}}}
     t.ok(proj_mod.pagetables_view(old, 0) is None, "a record without the figures has no PageTables view")
 
+# --- a plan --pid JSON of another shape (another version of plan, or cut
+# and mended): an error in the record, never an exception
+pj0 = json.load(open(os.path.join(FIX, "pg", "4k-c4.pid.json")))
+no_seg = dict(pj0)
+del no_seg["segment"]
+row_str = json.loads(json.dumps(pj0))
+for row in row_str["measured"]["per_process"]:
+    row["vmpte_bytes"] = "x"
+no_key = json.loads(json.dumps(pj0))
+for row in no_key["measured"]["per_process"]:
+    del row["segment_model_bytes"]
+for what, obj in (("no segment", no_seg), ("a VmPTE that is a string", row_str),
+                  ("rows without segment_model_bytes", no_key)):
+    try:
+        pgdba.vmpte_split(obj, [r["pid"] for r in pj0["measured"]["per_process"]])
+        got = "accepted"
+    except pgdba.DbaError as e:
+        got = "DbaError: %s" % e
+    except Exception as e:  # noqa: BLE001 - what the test is about
+        got = "%s: %s" % (type(e).__name__, e)
+    t.ok(got.startswith("DbaError") and "plan --pid" in got,
+         "plan --pid JSON with %s: refused as the plan's (DbaError), no exception" % what, got)
+
 # --- bytes that are not UTF-8 in the dba files: an error in the record, never
 # an exception (it ended the sweep; a guest boot's other records were not filed)
 for what, ext, data, facts_sub in (
