@@ -257,9 +257,9 @@ static int check_dir(const char *opt, const char *path, char *err, size_t err_le
  * written (as `run` checks it before it runs; the append checks again
  * under its lock): not the --out file, not a link, a writable file of
  * records with this record's columns whose last row is whole, or no file
- * yet in a writable directory. A
- * refusal after --out was written would leave the record without its row,
- * and --out, then existing, refuses a second try. */
+ * yet in a writable directory. A refusal after --out was written would
+ * leave the record without its row, and --out, then existing, refuses a
+ * second try. */
 static int check_csv(const char *csv, const char *out, const char *header, size_t hlen, char *err, size_t err_len)
 {
 	long long size;

@@ -18,8 +18,9 @@ extern const char *const record_config_keys[];
  * existing file) and, if csv is not NULL, one row appended to csv, as
  * record_files_write does for a harness run. Returns RECORD_WRITTEN,
  * RECORD_PARTLY, RECORD_NOTHING or RECORD_INTERRUPTED (run.h), or
- * RECORD_REFUSED when the frame or body is not one this writer takes; err
- * names the file, the key and what is wrong. */
+ * RECORD_REFUSED, with nothing written, when the frame or body is not one
+ * this writer takes (over 64 MiB included), --out exists or --csv cannot
+ * take the row; err names the file, the key and what is wrong. */
 enum { RECORD_REFUSED = -3 };
 int record_external_write(const char *frame_path, const char *body_path, const char *out, const char *csv,
 			  volatile sig_atomic_t *stop, char *err, size_t err_len);
