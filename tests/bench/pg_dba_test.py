@@ -243,6 +243,29 @@ for what, obj in (("no segment", no_seg), ("a VmPTE that is a string", row_str),
     t.ok(got.startswith("DbaError") and "plan --pid" in got,
          "plan --pid JSON with %s: refused as the plan's (DbaError), no exception" % what, got)
 
+# --- pg-dba-project on a run with a record whose dba figures are not a
+# record's: refused naming the file, exit 1 (it was a Python traceback)
+import shutil  # noqa: E402
+DBA_RUN = os.path.join(tap.ROOT, "results", "postgres-dba-ref3-20261207T013328Z")
+if os.path.isdir(DBA_RUN) and not tap.harness_missing():
+    srcs = sorted(glob.glob(os.path.join(DBA_RUN, "records", "*.json")))
+    good = json.load(open(srcs[0]))
+    no_mean = json.loads(json.dumps(good))
+    del no_mean["results"]["dba"]["vmpte_split"]["touched_spans_2m_mean"]
+    no_workers = json.loads(json.dumps(good))
+    del no_workers["config"]["workers"]
+    for what, obj in (("a VmPTE split without touched_spans_2m_mean", no_mean), ("no config.workers", no_workers)):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "records"))
+            for f in srcs:
+                shutil.copy(f, os.path.join(d, "records"))
+            json.dump(obj, open(os.path.join(d, "records", "zz-bad.r1.json"), "w"))
+            r = run(PROJECT, d, "--json")
+            t.ok(r.returncode == 1 and "zz-bad.r1.json" in r.stderr and "Traceback" not in r.stderr,
+                 "pg-dba-project on a run with a record of %s: refused naming it, exit 1" % what, r.stderr[-500:])
+else:
+    t.skip("pg-dba-project on a run with a bad record", "%s or the harness missing" % DBA_RUN)
+
 # --- bytes that are not UTF-8 in the dba files: an error in the record, never
 # an exception (it ended the sweep; a guest boot's other records were not filed)
 for what, ext, data, facts_sub in (
