@@ -290,6 +290,38 @@ static void append_text(char *err, size_t err_len, const char *text)
 		snprintf(err + n, err_len - n, "%s", text);
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A CSV column name two of the record's values share (the flat names of
+ * "a.b": 1 and "a": {"b": 2} are both a.b; a path longer than the writer
+ * keeps is cut), NULL when every value has its own column. *failed: no
+ * memory to look. */
+static const char *duplicate_column(const struct json_writer *jw, bool *failed)
+{
+	const char **names, *dup = NULL;
+	size_t i;
+
+	*failed = false;
+	if (jw->nfields < 2)
+		return NULL;
+	names = malloc(jw->nfields * sizeof(*names));
+	if (!names) {
+		*failed = true;
+		return NULL;
+	}
+	for (i = 0; i < jw->nfields; i++)
+		names[i] = jw->fields[i].key;
+	qsort(names, jw->nfields, sizeof(*names), cmp_names);
+	for (i = 1; i < jw->nfields && !dup; i++)
+		if (!strcmp(names[i - 1], names[i]))
+			dup = names[i];
+	free(names);
+	return dup;
+}
+
 /* One value under key (NULL: an array element or the top). */
 static void put(struct json_writer *w, const char *key, const json_t *v)
 {
@@ -340,6 +372,8 @@ int record_external_write(const char *frame_path, const char *body_path, const c
 	int rc = RECORD_REFUSED;
 	FILE *mem;
 	struct stat st;
+	const char *dup = NULL;
+	bool dup_failed = false;
 
 	err[0] = '\0';
 	/* lstat: a link is there even when what it names is not (the commit's
@@ -394,6 +428,14 @@ int record_external_write(const char *frame_path, const char *body_path, const c
 		snprintf(err, err_len, "body %s: a record of %zu bytes (at most %u)", body_path, json_len,
 			 RECORD_INPUT_MAX);
 		rc = RECORD_REFUSED; /* the body's: "; no record written" follows */
+	} else if ((dup = duplicate_column(&jw, &dup_failed)) != NULL || dup_failed) {
+		if (dup_failed)
+			snprintf(err, err_len, "out of memory while checking the CSV columns; no record written");
+		else
+			snprintf(err, err_len,
+				 "body %s: two values are CSV column '%s' (a key holding '.', or a path cut at %zu "
+				 "characters)", body_path, dup, sizeof(jw.path) - 1);
+		rc = dup_failed ? RECORD_NOTHING : RECORD_REFUSED;
 	} else if (csv_strings(&jw, &header, &hlen, &row, &rlen) != 0) {
 		snprintf(err, err_len, "out of memory while writing the CSV row; no record written");
 	} else if (check_dir("--out", out, err, err_len) != 0) {

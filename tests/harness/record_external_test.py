@@ -119,6 +119,10 @@ t.ok(r.returncode == 0, "a record 16 levels deep (the writer's limit) is written
 refused("a body nested 17 levels deep", frame, {"config": config, "results": nested(16)},
         "nested deeper than the writer's 16 levels")
 refused("a body that is an array", frame, [], "not a JSON object")
+# Two values that would flatten to one CSV column: the row could not say
+# which is which (it wrote the column twice in the header).
+refused("a body with keys 'a.b' and a: {b}", frame, {"config": config, "results": {"a.b": 1, "a": {"b": 2}}},
+        "two values are CSV column 'results.a.b'")
 refused("a frame nested 17 levels deep", dict(frame, environment=dict(frame["environment"], deep=nested(15))), body,
         "f-bad.json: nested deeper than the writer's 16 levels")
 # As deep as the parser takes (jansson: 2,048): the check walks the body once
