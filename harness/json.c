@@ -200,23 +200,18 @@ static bool shortest_double(const struct json_writer *w, double v, bool as_real,
 	return true;
 }
 
-void json_key_double(struct json_writer *w, const char *key, double v)
+static void key_double(struct json_writer *w, const char *key, double v, bool as_real)
 {
 	char buf[72];
-	if (shortest_double(w, v, false, buf, sizeof(buf)))
+	if (shortest_double(w, v, as_real, buf, sizeof(buf)))
 		scalar(w, key, buf, buf);
 	else
 		json_key_null(w, key);
 }
 
-void json_key_real(struct json_writer *w, const char *key, double v)
-{
-	char buf[72];
-	if (shortest_double(w, v, true, buf, sizeof(buf)))
-		scalar(w, key, buf, buf);
-	else
-		json_key_null(w, key);
-}
+void json_key_double(struct json_writer *w, const char *key, double v) { key_double(w, key, v, false); }
+
+void json_key_real(struct json_writer *w, const char *key, double v) { key_double(w, key, v, true); }
 
 void json_key_double_digits(struct json_writer *w, const char *key, double v, int digits)
 {
